@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Installs what the tests need on a fresh machine, idempotently:
+#   - OPA, pinned, built with `go install` (cached under ~/.cache/tfgate-tools), linked into .tools/bin;
+#   - terraform, only when none is on PATH: built from the pinned module source (its go.mod has
+#     replace directives, so `go install` refuses it; we `go mod download` and `go build` inside);
+#   - PostgreSQL server binaries from Debian's packages, when initdb is missing.
+set -euo pipefail
+
+OPA_VERSION="${TFGATE_OPA_VERSION:-v1.22.2}"
+TERRAFORM_VERSION="${TFGATE_TERRAFORM_VERSION:-v1.11.4}"
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/tfgate-tools"
+bin="$root/.tools/bin"
+mkdir -p "$bin" "$cache"
+
+log() { printf 'setup-tools: %s\n' "$*" >&2; }
+
+# --- OPA ---------------------------------------------------------------------------------------
+opa_dir="$cache/opa-$OPA_VERSION"
+if [ ! -x "$opa_dir/opa" ]; then
+  log "building opa $OPA_VERSION with go install (a few minutes on a fresh machine)"
+  mkdir -p "$opa_dir"
+  GOBIN="$opa_dir" GOFLAGS=-mod=mod go install "github.com/open-policy-agent/opa@$OPA_VERSION"
+fi
+ln -sf "$opa_dir/opa" "$bin/opa"
+log "opa: $("$bin/opa" version | head -1)"
+
+# --- terraform -----------------------------------------------------------------------------------
+if command -v terraform >/dev/null 2>&1; then
+  log "terraform: $(terraform version | head -1) (from PATH)"
+else
+  tf_dir="$cache/terraform-$TERRAFORM_VERSION"
+  if [ ! -x "$tf_dir/terraform" ]; then
+    log "terraform not on PATH: building $TERRAFORM_VERSION from source (several minutes)"
+    mkdir -p "$tf_dir"
+    src="$(cd "$tf_dir" && GOFLAGS=-mod=mod go mod download -json "github.com/hashicorp/terraform@$TERRAFORM_VERSION" |
+      sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
+    [ -n "$src" ] || { log "could not download the terraform module"; exit 1; }
+    (cd "$src" && CGO_ENABLED=0 go build -o "$tf_dir/terraform.tmp" . && mv "$tf_dir/terraform.tmp" "$tf_dir/terraform")
+  fi
+  ln -sf "$tf_dir/terraform" "$bin/terraform"
+  log "terraform: $("$bin/terraform" version | head -1) (built)"
+fi
+
+# --- PostgreSQL (server) -----------------------------------------------------------------------
+if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+  log "installing PostgreSQL from Debian's packages"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq postgresql >/dev/null
+  # The Debian package starts a cluster on 5432; the tests start their own, so stop it.
+  (command -v service >/dev/null && service postgresql stop) >/dev/null 2>&1 || true
+fi
+log "postgresql: $(ls -d /usr/lib/postgresql/*/bin | head -1)"

@@ -1,0 +1,33 @@
+#!/usr/bin/env node
+// The one top-level catch: every command returns an exit code or throws; here errors become exit codes.
+import { ExitCode, formatError, isTfgateError } from '../errors/index.js';
+import { buildProgram } from './program.js';
+
+async function main(argv: string[]): Promise<number> {
+  try {
+    const program = buildProgram();
+    let exitCode: number = ExitCode.ok;
+    program.setOptionValue('__exitCode', ExitCode.ok);
+    await program.parseAsync(argv);
+    exitCode = (program.getOptionValue('__exitCode') as number | undefined) ?? ExitCode.ok;
+    return exitCode;
+  } catch (error) {
+    if (isCommanderExit(error)) return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+    process.stderr.write(`${formatError(error)}\n`);
+    return isTfgateError(error) ? error.exitCode : ExitCode.usage;
+  }
+}
+
+function isCommanderExit(error: unknown): error is { code: string; exitCode: number } {
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    'code' in error &&
+    typeof (error as { code: unknown }).code === 'string' &&
+    (error as { code: string }).code.startsWith('commander.')
+  );
+}
+
+main(process.argv).then((code) => {
+  process.exitCode = code;
+});

@@ -1,0 +1,21 @@
+import { Command } from 'commander';
+import { COMMAND_REGISTRATIONS } from './commands/index.js';
+
+/** Exit code a command action reports back to main(); actions never call process.exit. */
+export function setExitCode(command: Command, code: number): void {
+  let root: Command = command;
+  while (root.parent) root = root.parent;
+  root.setOptionValue('__exitCode', code);
+}
+
+export function buildProgram(): Command {
+  const program = new Command('tfgate')
+    .description(
+      'Enforce an approved infrastructure design between a reviewed Terraform plan and production.',
+    )
+    .exitOverride()
+    .showHelpAfterError()
+    .configureOutput({ writeErr: (s) => process.stderr.write(s), writeOut: (s) => process.stdout.write(s) });
+  for (const register of COMMAND_REGISTRATIONS) register(program);
+  return program;
+}

@@ -1,0 +1,92 @@
+// One error family. The message says what went wrong; the hint says how to fix it. Printed once, at the top.
+
+/** Exit codes are a stable, documented interface (README "Exit codes"). */
+export const ExitCode = {
+  ok: 0,
+  /** Usage or internal error. */
+  usage: 1,
+  /** terraform itself failed. */
+  terraform: 2,
+  /** The gate or evaluation blocked. */
+  blocked: 3,
+  /** No decision could be reached (service unreachable, bundle invalid, plan unreadable): fail closed. */
+  noDecision: 4,
+} as const;
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+export interface TfgateErrorOptions {
+  hint?: string;
+  cause?: unknown;
+  exitCode?: ExitCode;
+  /** Extra structured detail (e.g. a byte offset or JSON path), shown in JSON output. */
+  details?: Record<string, unknown>;
+}
+
+export class TfgateError extends Error {
+  override readonly name: string = 'TfgateError';
+  readonly code: string;
+  readonly exitCode: ExitCode;
+  readonly hint: string | undefined;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(code: string, message: string, options: TfgateErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.exitCode = options.exitCode ?? ExitCode.usage;
+    this.hint = options.hint;
+    this.details = options.details;
+  }
+}
+
+/** Bad flags, environment, or configuration files. */
+export class UsageError extends TfgateError {
+  override readonly name = 'UsageError';
+  constructor(code: string, message: string, options: Omit<TfgateErrorOptions, 'exitCode'> = {}) {
+    super(code, message, { ...options, exitCode: ExitCode.usage });
+  }
+}
+
+/** Input that is not a readable Terraform plan or state. No decision can be made. */
+export class InvalidPlanError extends TfgateError {
+  override readonly name = 'InvalidPlanError';
+  constructor(message: string, options: Omit<TfgateErrorOptions, 'exitCode'> = {}) {
+    super('invalid_plan', message, { ...options, exitCode: ExitCode.noDecision });
+  }
+}
+
+/** A bundle that is unsigned, tampered, or signed by another key. No decision can be made. */
+export class BundleVerificationError extends TfgateError {
+  override readonly name = 'BundleVerificationError';
+  constructor(code: string, message: string, options: Omit<TfgateErrorOptions, 'exitCode'> = {}) {
+    super(code, message, { ...options, exitCode: ExitCode.noDecision });
+  }
+}
+
+/** The service could not be reached or answered with something we cannot decide from. */
+export class NoDecisionError extends TfgateError {
+  override readonly name = 'NoDecisionError';
+  constructor(code: string, message: string, options: Omit<TfgateErrorOptions, 'exitCode'> = {}) {
+    super(code, message, { ...options, exitCode: ExitCode.noDecision });
+  }
+}
+
+/** terraform (or tofu) exited non-zero or produced something unusable. */
+export class TerraformError extends TfgateError {
+  override readonly name = 'TerraformError';
+  constructor(code: string, message: string, options: Omit<TfgateErrorOptions, 'exitCode'> = {}) {
+    super(code, message, { ...options, exitCode: ExitCode.terraform });
+  }
+}
+
+export function isTfgateError(error: unknown): error is TfgateError {
+  return error instanceof TfgateError;
+}
+
+/** Render an error for a human: message, then hint. Never includes secrets: messages are built to be safe. */
+export function formatError(error: unknown): string {
+  if (isTfgateError(error)) {
+    return error.hint ? `error: ${error.message}\nhint: ${error.hint}` : `error: ${error.message}`;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return `error: internal error: ${message}\nhint: this is a bug in tfgate; please report it with the command you ran.`;
+}

@@ -1,0 +1,147 @@
+// The result model: plain data shared by every stage. It imports nothing, so every layer may depend on it.
+
+export const SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+/** True when `severity` is at or above `threshold`. */
+export function severityAtLeast(severity: Severity, threshold: Severity): boolean {
+  return SEVERITIES.indexOf(severity) >= SEVERITIES.indexOf(threshold);
+}
+
+export type Decision = 'pass' | 'block';
+
+/** Every action string Terraform 1.0–1.11 and OpenTofu put in `change.actions`. */
+export const PLAN_ACTIONS = ['no-op', 'create', 'read', 'update', 'delete', 'forget'] as const;
+export type PlanAction = (typeof PLAN_ACTIONS)[number];
+
+/** One entry of a plan's resource_changes[], reduced to what the rules need: never before/after values. */
+export interface ResourceChange {
+  address: string;
+  mode: 'managed' | 'data';
+  type: string;
+  name: string;
+  index?: string | number;
+  module_address?: string;
+  provider_name?: string;
+  deposed?: string;
+  previous_address?: string;
+  change: {
+    actions: PlanAction[];
+    /** Present (an object) when the change imports an existing object. */
+    importing?: Record<string, unknown>;
+  };
+}
+
+/** A plan reduced to what the rules need. Same shape as `terraform show -json`, minus values. */
+export interface PlanInput {
+  format_version: string;
+  terraform_version?: string;
+  resource_changes: ResourceChange[];
+}
+
+/** One resource of observed state (`terraform show -json` on state), reduced to what the rules need. */
+export interface ObservedResource {
+  address: string;
+  mode: 'managed' | 'data';
+  type: string;
+  name: string;
+  module_address?: string;
+}
+
+/** Observed state reduced to what the drift rules need. */
+export interface ObservedStateInput {
+  format_version?: string;
+  terraform_version?: string;
+  resources: ObservedResource[];
+}
+
+export const PLAN_RULES = ['unsanctioned_creation', 'capability_dependency_destroyed'] as const;
+export const DRIFT_RULES = ['unsanctioned_resource', 'capability_dependency_missing'] as const;
+export type PlanRule = (typeof PLAN_RULES)[number];
+export type DriftRule = (typeof DRIFT_RULES)[number];
+export type RuleId = PlanRule | DriftRule;
+
+/** A finding on a Terraform plan (the contract's EvalFinding). */
+export interface EvalFinding {
+  id: string;
+  rule: PlanRule;
+  severity: Severity;
+  address: string;
+  type: string;
+  kind: string;
+  actions: PlanAction[];
+  capability?: string;
+  message: string;
+}
+
+export interface EvaluationCounts {
+  resource_changes: number;
+  creations: number;
+  destructions: number;
+  unrecognized: number;
+  findings: number;
+  /** Counted, never flagged. Additive to the contract's counts. */
+  updates: number;
+  reads: number;
+  imports: number;
+  forgets: number;
+  no_ops: number;
+}
+
+/** The contract's evaluation response. The CLI, the service and the bundle all return this. */
+export interface EvaluationResult {
+  package_id: string;
+  decision: Decision;
+  min_severity: Severity;
+  findings: EvalFinding[];
+  counts: EvaluationCounts;
+}
+
+export type FindingStatus = 'open' | 'acknowledged' | 'resolved';
+
+export interface Acknowledgement {
+  by: string;
+  account: string;
+  at: string;
+  reason: string;
+}
+
+/** A drift finding: observed state against the approved design. */
+export interface DriftFinding {
+  id: string;
+  rule: DriftRule;
+  severity: Severity;
+  address: string;
+  type?: string;
+  kind?: string;
+  capability?: string;
+  message: string;
+  status: FindingStatus;
+  first_seen_at?: string;
+  last_seen_at?: string;
+  resolved_at?: string;
+  acknowledgement?: Acknowledgement;
+}
+
+/** What the drift rules produce before the service adds status and times. */
+export type DetectedDrift = Omit<
+  DriftFinding,
+  'status' | 'first_seen_at' | 'last_seen_at' | 'resolved_at' | 'acknowledgement'
+>;
+
+/** The contract's gate response. */
+export interface GateResult {
+  package_id: string;
+  decision: Decision;
+  min_severity: Severity;
+  refreshed: boolean;
+  drift_checked_at: string;
+  blocking: DriftFinding[];
+  acknowledged: DriftFinding[];
+  counts: { open: number; acknowledged: number; blocking: number };
+}
+
+/** Block when any finding is at or above the threshold. */
+export function decide(findings: ReadonlyArray<{ severity: Severity }>, minSeverity: Severity): Decision {
+  return findings.some((f) => severityAtLeast(f.severity, minSeverity)) ? 'block' : 'pass';
+}

@@ -1,0 +1,35 @@
+import { createReadStream } from 'node:fs';
+import { Readable } from 'node:stream';
+
+/**
+ * Where plan JSON comes from. `open()` may be called more than once (a retried upload re-streams
+ * from the start), so a source is a factory, not a stream.
+ */
+export interface PlanSource {
+  /** Shown in messages: a path, "stdin", or "terraform show -json". */
+  readonly description: string;
+  /** True when open() can be called again to re-read from the start. */
+  readonly reopenable: boolean;
+  open(): Readable;
+}
+
+export function fileSource(path: string): PlanSource {
+  return { description: path, reopenable: true, open: () => createReadStream(path) };
+}
+
+export function stdinSource(): PlanSource {
+  let opened = false;
+  return {
+    description: 'stdin',
+    reopenable: false,
+    open: () => {
+      if (opened) throw new Error('stdin can only be read once');
+      opened = true;
+      return process.stdin;
+    },
+  };
+}
+
+export function bufferSource(bytes: Uint8Array | string, description = 'memory'): PlanSource {
+  return { description, reopenable: true, open: () => Readable.from([Buffer.from(bytes)]) };
+}
