@@ -21,7 +21,7 @@ const PLATFORMS = {
   'win32-x64': { os: ['win32'], cpu: ['x64'] },
 };
 let added = 0;
-for (const [path, entry] of Object.entries(packages)) {
+for (const entry of Object.values(packages)) {
   for (const name of Object.keys(entry.optionalDependencies ?? {})) {
     const match = /^@biomejs\/cli-(.+)$/.exec(name);
     const key = `node_modules/${name}`;
@@ -34,9 +34,10 @@ for (const [path, entry] of Object.entries(packages)) {
     };
     added++;
   }
-  void path;
 }
-lock.packages = Object.fromEntries(Object.entries(packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : 1)));
+lock.packages = Object.fromEntries(
+  Object.entries(packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : 1)),
+);
 writeFileSync(`${LOCK.pathname}.tmp`, `${JSON.stringify(lock, null, 2)}\n`);
 renameSync(`${LOCK.pathname}.tmp`, LOCK);
 console.log(`lock-foreign-optionals: added ${added} platform-gated entries`);
