@@ -1,0 +1,78 @@
+// Which terraform-compatible binary runs, and what it is: Terraform or OpenTofu, and its version.
+import { execa } from 'execa';
+import { TerraformError, UsageError } from '../errors/index.js';
+
+export type TerraformProduct = 'terraform' | 'opentofu';
+
+export interface TerraformBinary {
+  /** What is spawned: a name looked up on PATH, or a path. */
+  readonly command: string;
+  readonly product: TerraformProduct;
+  readonly version: string;
+}
+
+/** `--terraform-bin` wins over TFGATE_TERRAFORM_BIN; the default is `terraform` on PATH. */
+export function resolveTerraformCommand(
+  flag: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
+  const chosen = flag ?? env.TFGATE_TERRAFORM_BIN ?? 'terraform';
+  if (chosen.trim() === '') {
+    throw new UsageError('invalid_terraform_bin', 'the terraform binary is empty', {
+      hint: 'pass --terraform-bin terraform|tofu|<path>, or unset TFGATE_TERRAFORM_BIN',
+    });
+  }
+  return chosen;
+}
+
+/**
+ * Run `<bin> version` and read the product from its first line ("Terraform v1.11.4" or "OpenTofu v1.9.0"):
+ * `version -json` names the field `terraform_version` for both, so it cannot tell them apart.
+ */
+export async function detectTerraform(
+  command: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<TerraformBinary> {
+  const result = await execa(command, ['version'], {
+    env: { ...env, CHECKPOINT_DISABLE: '1' },
+    extendEnv: false,
+    reject: false,
+    stdin: 'ignore',
+    timeout: 30_000,
+  });
+  if (result.failed && result.exitCode === undefined) {
+    const notFound = (result.cause as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
+    throw new TerraformError(
+      'terraform_not_found',
+      notFound ? `cannot run "${command}": not found` : `cannot run "${command}": ${result.shortMessage}`,
+      {
+        hint: 'install terraform or OpenTofu, or point --terraform-bin (or TFGATE_TERRAFORM_BIN) at the binary',
+        cause: result.cause,
+      },
+    );
+  }
+  return parseVersionOutput(command, String(result.stdout));
+}
+
+const VERSION_LINE = /^(Terraform|OpenTofu) v(\d+\.\d+\.\d+\S*)/m;
+
+export function parseVersionOutput(command: string, stdout: string): TerraformBinary {
+  const match = VERSION_LINE.exec(stdout);
+  if (!match) {
+    throw new TerraformError(
+      'terraform_unrecognized',
+      `"${command} version" did not print "Terraform vX.Y.Z" or "OpenTofu vX.Y.Z"`,
+      { hint: '--terraform-bin must be terraform, tofu, or a path to one of them' },
+    );
+  }
+  return {
+    command,
+    product: match[1] === 'OpenTofu' ? 'opentofu' : 'terraform',
+    version: match[2]!,
+  };
+}
+
+/** "Terraform 1.11.4" / "OpenTofu 1.9.0", for progress lines and messages. */
+export function describeBinary(binary: TerraformBinary): string {
+  return `${binary.product === 'opentofu' ? 'OpenTofu' : 'Terraform'} ${binary.version}`;
+}

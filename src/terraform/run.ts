@@ -1,0 +1,82 @@
+// Spawn terraform with its output live: stdout to ours (or our stderr), stderr to ours with a tail kept.
+import { execa } from 'execa';
+import { TerraformError } from '../errors/index.js';
+import type { TerraformBinary } from './binary.js';
+import { explainFailure, type TerraformStep } from './failures.js';
+import type { SignalGuard } from './signals.js';
+
+/** Enough of stderr to find terraform's "Error:" block; everything was already shown live. */
+const STDERR_TAIL_BYTES = 64 * 1024;
+
+export interface RunContext {
+  binary: TerraformBinary;
+  /** Passed as `-chdir=<dir>` before the subcommand. */
+  chdir: string | undefined;
+  env: NodeJS.ProcessEnv;
+  /** Where terraform's stdout goes: ours, or our stderr when ours carries a machine-readable report. */
+  stdout: 'stdout' | 'stderr';
+  guard: SignalGuard | undefined;
+}
+
+export interface RunOutcome {
+  exitCode: number;
+  stderr: string;
+}
+
+export function globalArgs(context: Pick<RunContext, 'chdir'>): string[] {
+  return context.chdir === undefined ? [] : [`-chdir=${context.chdir}`];
+}
+
+export function terraformEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  // TF_IN_AUTOMATION drops "now run terraform apply" advice that is wrong under a wrapper.
+  return { TF_IN_AUTOMATION: '1', ...env };
+}
+
+/**
+ * Run one terraform subcommand to completion with its output live. Terraform is detached into its own
+ * process group (see SignalGuard); signals reach it through the guard. Resolves with the exit code;
+ * a spawn failure or a death by signal throws a TerraformError.
+ */
+export async function runLive(context: RunContext, step: TerraformStep, args: string[]): Promise<RunOutcome> {
+  const subprocess = execa(context.binary.command, [...globalArgs(context), ...args], {
+    env: terraformEnv(context.env),
+    extendEnv: false,
+    stdin: 'ignore',
+    stdout: context.stdout === 'stdout' ? 'inherit' : 2,
+    stderr: 'pipe',
+    buffer: false,
+    reject: false,
+    detached: true,
+  });
+  const untrack = context.guard?.track(subprocess) ?? (() => {});
+  let tail = '';
+  subprocess.stderr?.on('data', (chunk: Buffer) => {
+    process.stderr.write(chunk);
+    tail = (tail + chunk.toString('utf8')).slice(-STDERR_TAIL_BYTES);
+  });
+  try {
+    const result = await subprocess;
+    if (result.exitCode === undefined || result.signal !== undefined) {
+      if (result.exitCode === undefined && result.signal === undefined) {
+        throw new TerraformError(
+          'terraform_spawn_failed',
+          `cannot run ${context.binary.command}: ${result.shortMessage}`,
+          {
+            hint: 'check --terraform-bin / TFGATE_TERRAFORM_BIN',
+            cause: result.cause,
+          },
+        );
+      }
+      throw explainFailure({
+        step,
+        command: context.binary.command,
+        exitCode: result.exitCode,
+        signal: result.signal,
+        stderr: tail,
+      });
+    }
+    return { exitCode: result.exitCode, stderr: tail };
+  } finally {
+    untrack();
+  }
+}

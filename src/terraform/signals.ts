@@ -1,0 +1,61 @@
+// SIGINT/SIGTERM while terraform runs: forward each one to terraform and let it finish, so locks are released.
+
+export const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+export type ForwardedSignal = (typeof FORWARDED_SIGNALS)[number];
+
+interface Killable {
+  kill(signal: NodeJS.Signals): boolean;
+}
+
+/**
+ * Installed for the length of one command. Terraform children are spawned in their own process group, so
+ * a Ctrl-C on the terminal reaches tfgate alone and terraform gets exactly one interrupt from here (two
+ * interrupts make terraform exit at once, lock held). A second signal is forwarded too, as the user asked.
+ * While installed, Node does not exit on these signals: the command winds down and its finally blocks run.
+ */
+export class SignalGuard {
+  #received: ForwardedSignal | undefined;
+  readonly #children = new Set<Killable>();
+  readonly #callbacks = new Set<(signal: ForwardedSignal) => void>();
+  readonly #handlers = new Map<ForwardedSignal, () => void>();
+
+  static install(): SignalGuard {
+    const guard = new SignalGuard();
+    for (const signal of FORWARDED_SIGNALS) {
+      const handler = () => guard.#onSignal(signal);
+      guard.#handlers.set(signal, handler);
+      process.on(signal, handler);
+    }
+    return guard;
+  }
+
+  /** The first signal received, if any: once set, nothing further is applied. */
+  get received(): ForwardedSignal | undefined {
+    return this.#received;
+  }
+
+  /** Forward signals to this child until it is untracked. */
+  track(child: Killable): () => void {
+    this.#children.add(child);
+    return () => this.#children.delete(child);
+  }
+
+  /** Called on every signal (e.g. to abort an evaluation in flight). Returns an unsubscribe function. */
+  onSignal(callback: (signal: ForwardedSignal) => void): () => void {
+    this.#callbacks.add(callback);
+    return () => this.#callbacks.delete(callback);
+  }
+
+  dispose(): void {
+    for (const [signal, handler] of this.#handlers) process.off(signal, handler);
+    this.#handlers.clear();
+    this.#children.clear();
+    this.#callbacks.clear();
+  }
+
+  #onSignal(signal: ForwardedSignal): void {
+    this.#received ??= signal;
+    for (const child of this.#children) child.kill(signal);
+    for (const callback of this.#callbacks) callback(signal);
+  }
+}

@@ -1,0 +1,122 @@
+// The three terraform calls tfgate makes, on one binary and one working directory.
+import { rm } from 'node:fs/promises';
+import { isAbsolute, resolve } from 'node:path';
+import type { PlanSource } from '../plan/index.js';
+import { describeBinary, detectTerraform, resolveTerraformCommand, type TerraformBinary } from './binary.js';
+import { explainFailure } from './failures.js';
+import { type RunContext, runLive } from './run.js';
+import { showJsonSource } from './show.js';
+import type { SignalGuard } from './signals.js';
+
+export interface TerraformOptions {
+  /** `--terraform-bin`; falls back to TFGATE_TERRAFORM_BIN, then `terraform`. */
+  bin?: string | undefined;
+  chdir?: string | undefined;
+  env?: NodeJS.ProcessEnv;
+  /** Where terraform's stdout goes (default: ours). */
+  stdout?: 'stdout' | 'stderr';
+  /** False adds -no-color (NO_COLOR, or no colour asked for). */
+  color?: boolean;
+  guard?: SignalGuard | undefined;
+}
+
+/** What `plan -detailed-exitcode` said: 0 no changes, 2 changes; 1 (errored) throws instead. */
+export type PlanOutcome = 'changes' | 'no-changes';
+
+export class Terraform {
+  readonly binary: TerraformBinary;
+  readonly #context: RunContext;
+  readonly #color: boolean;
+
+  private constructor(binary: TerraformBinary, context: RunContext, color: boolean) {
+    this.binary = binary;
+    this.#context = context;
+    this.#color = color;
+  }
+
+  /** Resolve and identify the binary (Terraform or OpenTofu) once. */
+  static async open(options: TerraformOptions = {}): Promise<Terraform> {
+    const env = options.env ?? process.env;
+    const binary = await detectTerraform(resolveTerraformCommand(options.bin, env), env);
+    return new Terraform(
+      binary,
+      {
+        binary,
+        chdir: options.chdir,
+        env,
+        stdout: options.stdout ?? 'stdout',
+        guard: options.guard,
+      },
+      options.color ?? true,
+    );
+  }
+
+  get description(): string {
+    return describeBinary(this.binary);
+  }
+
+  get chdir(): string | undefined {
+    return this.#context.chdir;
+  }
+
+  /**
+   * `plan -input=false -detailed-exitcode -out=<planFile>`. Any stale file at planFile is removed first, and
+   * an errored plan (exit 1) throws even though terraform may have written the file: it is removed too.
+   */
+  async plan(planFile: string, passThrough: readonly string[]): Promise<PlanOutcome> {
+    const out = absolute(planFile);
+    await rm(out, { force: true });
+    const outcome = await runLive(this.#context, 'plan', [
+      'plan',
+      '-input=false',
+      '-detailed-exitcode',
+      `-out=${out}`,
+      ...this.#colorArgs(passThrough),
+      ...passThrough,
+    ]);
+    if (outcome.exitCode === 0) return 'no-changes';
+    if (outcome.exitCode === 2) return 'changes';
+    await rm(out, { force: true });
+    throw explainFailure({
+      step: 'plan',
+      command: this.binary.command,
+      exitCode: outcome.exitCode,
+      signal: undefined,
+      stderr: outcome.stderr,
+    });
+  }
+
+  /** A PlanSource streaming `show -json <planFile>`; each open() runs show again. */
+  showJson(planFile: string): PlanSource {
+    return showJsonSource(this.#context, absolute(planFile));
+  }
+
+  /** `apply -input=false <planFile>`: exactly the saved plan that was evaluated. */
+  async apply(planFile: string, passThrough: readonly string[]): Promise<void> {
+    const outcome = await runLive(this.#context, 'apply', [
+      'apply',
+      '-input=false',
+      ...this.#colorArgs(passThrough),
+      ...passThrough,
+      absolute(planFile),
+    ]);
+    if (outcome.exitCode !== 0) {
+      throw explainFailure({
+        step: 'apply',
+        command: this.binary.command,
+        exitCode: outcome.exitCode,
+        signal: undefined,
+        stderr: outcome.stderr,
+      });
+    }
+  }
+
+  #colorArgs(passThrough: readonly string[]): string[] {
+    return !this.#color && !passThrough.includes('-no-color') ? ['-no-color'] : [];
+  }
+}
+
+/** `-chdir` changes terraform's working directory, so tfgate's own paths are made absolute first. */
+function absolute(path: string): string {
+  return isAbsolute(path) ? path : resolve(path);
+}
