@@ -42,7 +42,6 @@ describe('binary', () => {
     expect(error).toBeInstanceOf(TerraformError);
     expect((error as TerraformError).code).toBe('terraform_not_found');
     expect((error as TerraformError).exitCode).toBe(2);
-    expect((error as TerraformError).code).toBe('invalid_plan_file');
   });
 });
 
@@ -206,6 +205,7 @@ describe('real terraform: plan, show -json, apply', () => {
     const error = await text(tf.showJson(join(work.dir, 'bogus.tfplan')).open()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TerraformError);
     expect((error as TerraformError).exitCode).toBe(2);
+    expect((error as TerraformError).code).toBe('invalid_plan_file');
     expect((error as TerraformError).code).toBe('invalid_plan_file');
   });
 });
