@@ -1,0 +1,31 @@
+// The contract's response shape, keys in the contract's order, so a consumer parses tfgate and the service alike.
+import type { ReportSubject } from './subject.js';
+
+export function renderJson(subject: ReportSubject): string {
+  const note = subject.detailsUnavailable ? { details_available: false } : {};
+  if (subject.kind === 'evaluation') {
+    const r = subject.result;
+    const body = {
+      package_id: r.package_id,
+      decision: r.decision,
+      min_severity: r.min_severity,
+      findings: r.findings,
+      counts: r.counts,
+      ...note,
+    };
+    return `${JSON.stringify(body, null, 2)}\n`;
+  }
+  const r = subject.result;
+  const body = {
+    package_id: r.package_id,
+    decision: r.decision,
+    min_severity: r.min_severity,
+    refreshed: r.refreshed,
+    drift_checked_at: r.drift_checked_at,
+    blocking: r.blocking,
+    acknowledged: r.acknowledged,
+    counts: r.counts,
+    ...note,
+  };
+  return `${JSON.stringify(body, null, 2)}\n`;
+}

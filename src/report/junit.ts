@@ -1,0 +1,71 @@
+// JUnit XML for CI test tabs: one test case per finding, failures for blocking ones; a clean rule passes.
+import type { ReportSubject } from './subject.js';
+import { decisionLine, viewOf } from './view.js';
+
+function xml(text: string): string {
+  return (
+    text
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/"/g, '&quot;')
+      .replace(/'/g, '&apos;')
+      // XML 1.0 forbids most control characters even escaped.
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping them is the point
+      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '')
+  );
+}
+
+export function renderJunit(subject: ReportSubject): string {
+  const view = viewOf(subject);
+  const suite = `tfgate ${view.label} ${view.packageId}`;
+  const cases: string[] = [];
+  let failures = 0;
+  let skipped = 0;
+  for (const r of view.rows) {
+    const open = `    <testcase classname="tfgate.${xml(r.rule)}" name="${xml(r.address)}">`;
+    if (r.blocking) {
+      failures++;
+      cases.push(
+        open,
+        `      <failure message="${xml(`${r.severity}: ${r.why}`)}" type="${xml(r.rule)}">${xml(`${r.rule} (${r.severity}) on ${r.address}: ${r.why}`)}</failure>`,
+        '    </testcase>',
+      );
+    } else if (r.status === 'acknowledged') {
+      skipped++;
+      const why = r.acknowledgement
+        ? `acknowledged by ${r.acknowledgement.by}: ${r.acknowledgement.reason}`
+        : 'acknowledged';
+      cases.push(open, `      <skipped message="${xml(why)}"/>`, '    </testcase>');
+    } else {
+      cases.push(
+        open,
+        `      <system-out>${xml(`${r.severity} is below the threshold ${view.minSeverity}: ${r.why}`)}</system-out>`,
+        '    </testcase>',
+      );
+    }
+  }
+  // A rule with no finding is a passing test case, so a clean run still shows what was checked.
+  const seen = new Set(view.rows.map((r) => r.rule));
+  for (const rule of view.ruleSet) {
+    if (!seen.has(rule)) cases.push(`    <testcase classname="tfgate.${rule}" name="${rule}"/>`);
+  }
+  if (view.detailsUnavailable && view.decision === 'block') {
+    failures++;
+    cases.push(
+      `    <testcase classname="tfgate.${view.subjectKind}" name="${xml(view.packageId)}">`,
+      `      <failure message="${xml(decisionLine(view))}" type="blocked"/>`,
+      '    </testcase>',
+    );
+  }
+  const tests = cases.filter((c) => c.trimStart().startsWith('<testcase')).length;
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="tfgate" tests="${tests}" failures="${failures}" errors="0" skipped="${skipped}">`,
+    `  <testsuite name="${xml(suite)}" tests="${tests}" failures="${failures}" errors="0" skipped="${skipped}">`,
+    ...cases,
+    '  </testsuite>',
+    '</testsuites>',
+    '',
+  ].join('\n');
+}

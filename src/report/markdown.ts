@@ -1,0 +1,64 @@
+// Markdown for a pull-request comment: one summary line, a table, and the detail folded away.
+import { describeRule } from './rules.js';
+import type { ReportSubject } from './subject.js';
+import { decisionLine, type FindingRow, viewOf } from './view.js';
+
+/** Escape what would break a table cell or start markup. */
+function cell(text: string): string {
+  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, '<br>');
+}
+
+function code(text: string): string {
+  return text === '' ? '' : `\`${text.replace(/`/g, "'")}\``;
+}
+
+function row(r: FindingRow): string {
+  const address = r.constructPath ? `${code(r.address)}<br>${cell(r.constructPath)}` : code(r.address);
+  return `| ${r.blocking ? '⛔' : '⚠️'} | ${code(r.rule)} | ${r.severity} | ${address} | ${cell(r.kind)} | ${cell(r.why)} |`;
+}
+
+export function renderMarkdown(subject: ReportSubject): string {
+  const view = viewOf(subject);
+  const icon = view.verdict === 'pass' ? '✅' : view.verdict === 'fail' ? '❌' : '⚠️';
+  const out: string[] = [`### ${icon} tfgate ${view.label}: ${cell(decisionLine(view))}`, ''];
+  out.push(view.counts.map(([label, n]) => `**${n}** ${label}`).join(' · '), '');
+
+  const open = view.rows.filter((r) => r.status !== 'acknowledged');
+  if (open.length > 0) {
+    out.push(
+      '| | Rule | Severity | Address | Kind | Why |',
+      '|---|---|---|---|---|---|',
+      ...open.map(row),
+      '',
+    );
+  }
+  const acknowledged = view.rows.filter((r) => r.status === 'acknowledged');
+  if (acknowledged.length > 0) {
+    out.push(
+      `<details><summary>${acknowledged.length} acknowledged (never block)</summary>`,
+      '',
+      '| Rule | Severity | Address | Acknowledged by | Reason |',
+      '|---|---|---|---|---|',
+      ...acknowledged.map(
+        (r) =>
+          `| ${code(r.rule)} | ${r.severity} | ${code(r.address)} | ${cell(r.acknowledgement ? `${r.acknowledgement.by} (${r.acknowledgement.account}), ${r.acknowledgement.at}` : '')} | ${cell(r.acknowledgement?.reason ?? '')} |`,
+      ),
+      '',
+      '</details>',
+      '',
+    );
+  }
+  const rules = [...new Set(open.map((r) => r.rule))];
+  if (rules.length > 0) {
+    out.push('<details><summary>Rules and how to fix</summary>', '');
+    for (const id of rules) {
+      const rule = describeRule(id);
+      out.push(`- ${code(id)}: **${cell(rule.title)}**. ${cell(rule.description)} ${cell(rule.remediation)}`);
+    }
+    out.push('', '</details>', '');
+  }
+  if (view.verdict === 'advisory') {
+    out.push('> [!WARNING]', '> Advisory mode: this would have blocked, and nothing was stopped.', '');
+  }
+  return `${out.join('\n').trimEnd()}\n`;
+}

@@ -1,0 +1,19 @@
+import type { EvaluationResult, GateResult } from '../model/index.js';
+
+/** What a report is about: a plan evaluation, or a gate decision. */
+export type ReportSubject =
+  | {
+      kind: 'evaluation';
+      result: EvaluationResult;
+      /** Plan address -> construct path (CDKTF), shown beside addresses when present. */
+      constructPaths?: ReadonlyMap<string, string>;
+      /** True when the user asked for advisory mode: a block is reported but does not stop anything. */
+      advisory?: boolean;
+      /** Set when the service decided (by status) but sent no details tfgate could read: says why. */
+      detailsUnavailable?: string;
+    }
+  | { kind: 'gate'; result: GateResult; advisory?: boolean; detailsUnavailable?: string };
+
+export interface ReportRenderOptions {
+  color: boolean;
+}

@@ -1,0 +1,89 @@
+// Plain text for terminals, CI logs and Atlantis: decision line first, then a table, counts and fixes.
+import type { Severity } from '../model/index.js';
+import { type Painter, painter } from './color.js';
+import { describeRule } from './rules.js';
+import type { ReportRenderOptions, ReportSubject } from './subject.js';
+import { decisionLine, type FindingRow, type ReportView, viewOf } from './view.js';
+
+const COLUMNS = ['RULE', 'SEVERITY', 'ADDRESS', 'KIND', 'WHY'] as const;
+
+function severityPaint(p: Painter, severity: Severity, text: string): string {
+  if (severity === 'critical') return p.bold(p.red(text));
+  if (severity === 'high') return p.red(text);
+  if (severity === 'medium') return p.yellow(text);
+  return text;
+}
+
+function table(rows: FindingRow[], p: Painter): string[] {
+  const cells = rows.map((r) => [
+    r.rule,
+    r.severity,
+    r.constructPath ? `${r.address} (${r.constructPath})` : r.address,
+    r.kind || '-',
+    r.why,
+  ]);
+  // The last column is not padded: long messages wrap in the terminal instead of widening every line.
+  const widths = COLUMNS.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? '').length)));
+  const line = (c: readonly string[], paint: (i: number, s: string) => string = (_i, s) => s) =>
+    c
+      .map((cell, i) => (i === c.length - 1 ? paint(i, cell) : paint(i, cell.padEnd(widths[i] ?? 0))))
+      .join('  ')
+      .trimEnd();
+  return [
+    p.bold(line(COLUMNS)),
+    ...cells.map((c, n) =>
+      line(c, (i, s) => (i === 1 ? severityPaint(p, rows[n]?.severity ?? 'low', s) : s)),
+    ),
+  ];
+}
+
+function headline(view: ReportView, p: Painter): string {
+  const text = decisionLine(view);
+  if (view.verdict === 'fail') return p.bold(p.red(text));
+  if (view.verdict === 'advisory') return p.bold(p.yellow(text));
+  return p.green(text);
+}
+
+export function renderText(subject: ReportSubject, options: ReportRenderOptions): string {
+  const p = painter(options.color);
+  const view = viewOf(subject);
+  const out: string[] = [headline(view, p)];
+
+  const open = view.rows.filter((r) => r.status !== 'acknowledged');
+  if (open.length > 0) {
+    out.push('', view.subjectKind === 'gate' ? 'Blocking drift findings:' : 'Findings (* = blocking):');
+    const [header, ...lines] = table(open, p);
+    out.push(`  ${header}`, ...lines.map((l, i) => `${open[i]?.blocking ? '*' : ' '} ${l}`));
+  }
+
+  const acknowledged = view.rows.filter((r) => r.status === 'acknowledged');
+  if (acknowledged.length > 0) {
+    out.push('', 'Acknowledged (never block; recorded for audit):');
+    for (const r of acknowledged) {
+      const ack = r.acknowledgement
+        ? ` by ${r.acknowledgement.by} (${r.acknowledgement.account}) at ${r.acknowledgement.at}: ${r.acknowledgement.reason}`
+        : '';
+      out.push(`  ${r.rule} ${r.severity} ${r.address}${ack}`);
+    }
+  }
+
+  out.push('', `Counts: ${view.counts.map(([label, n]) => `${n} ${label}`).join(', ')}.`);
+  if (view.subjectKind === 'gate') {
+    const checked = view.driftCheckedAt
+      ? `drift checked at ${view.driftCheckedAt}`
+      : 'drift check time unknown';
+    out.push(
+      `Drift: ${checked}${view.refreshed ? ' (fresh check for this call)' : ' (last scheduled check)'}.`,
+    );
+  }
+
+  const rules = [...new Set(open.map((r) => r.rule))];
+  if (rules.length > 0) {
+    out.push('', 'How to fix:');
+    for (const id of rules) {
+      const rule = describeRule(id);
+      out.push(`  ${id}: ${rule.title}. ${rule.remediation}`);
+    }
+  }
+  return `${out.join('\n')}\n`;
+}

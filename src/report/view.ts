@@ -1,0 +1,168 @@
+// One neutral view of a report subject, so every renderer tells the same story from the same numbers.
+import { type Decision, type RuleId, type Severity, severityAtLeast } from '../model/index.js';
+import type { ReportSubject } from './subject.js';
+
+export interface FindingRow {
+  id: string;
+  rule: string;
+  severity: Severity;
+  address: string;
+  kind: string;
+  type: string;
+  /** The finding's message: why it was raised. */
+  why: string;
+  /** True when this finding makes the decision a block (open and at or above the threshold). */
+  blocking: boolean;
+  /** Drift findings only. */
+  status?: 'open' | 'acknowledged' | 'resolved';
+  /** Drift findings only: who acknowledged, when and why. */
+  acknowledgement?: { by: string; account: string; at: string; reason: string };
+  constructPath?: string;
+}
+
+export type Verdict = 'pass' | 'fail' | 'advisory';
+
+export interface ReportView {
+  subjectKind: 'evaluation' | 'gate';
+  /** "plan evaluation" or "gate". */
+  label: string;
+  packageId: string;
+  decision: Decision;
+  /** What the caller does with the decision: fail, pass, or report an unenforced block. */
+  verdict: Verdict;
+  minSeverity: Severity;
+  rows: FindingRow[];
+  /** Number of blocking findings: the `N failures` Atlantis reads. */
+  failures: number;
+  /** Set when the service decided but gave no details tfgate could read. */
+  detailsUnavailable?: string;
+  /** The rules a subject of this kind evaluates, shown as passing test cases when they found nothing. */
+  ruleSet: readonly RuleId[];
+  /** Counts, as "label: n" pairs in display order. */
+  counts: ReadonlyArray<readonly [string, number]>;
+  /** Resource changes evaluated (evaluation only). */
+  resourceChanges?: number;
+  refreshed?: boolean;
+  driftCheckedAt?: string;
+}
+
+const PLAN_RULE_SET: readonly RuleId[] = ['unsanctioned_creation', 'capability_dependency_destroyed'];
+const DRIFT_RULE_SET: readonly RuleId[] = ['unsanctioned_resource', 'capability_dependency_missing'];
+
+export function viewOf(subject: ReportSubject): ReportView {
+  const advisory = subject.advisory === true;
+  const verdictOf = (decision: Decision): Verdict =>
+    decision === 'pass' ? 'pass' : advisory ? 'advisory' : 'fail';
+  if (subject.kind === 'evaluation') {
+    const r = subject.result;
+    const rows: FindingRow[] = r.findings.map((f) => ({
+      id: f.id,
+      rule: f.rule,
+      severity: f.severity,
+      address: f.address,
+      kind: f.kind,
+      type: f.type,
+      why: f.message,
+      blocking: severityAtLeast(f.severity, r.min_severity),
+      ...(subject.constructPaths?.get(f.address)
+        ? { constructPath: subject.constructPaths.get(f.address) }
+        : {}),
+    }));
+    const failures = rows.filter((row) => row.blocking).length;
+    return {
+      subjectKind: 'evaluation',
+      label: 'plan evaluation',
+      packageId: r.package_id,
+      decision: r.decision,
+      verdict: verdictOf(r.decision),
+      minSeverity: r.min_severity,
+      rows,
+      failures,
+      ...(subject.detailsUnavailable ? { detailsUnavailable: subject.detailsUnavailable } : {}),
+      ruleSet: PLAN_RULE_SET,
+      counts: [
+        ['resource changes', r.counts.resource_changes],
+        ['creations', r.counts.creations],
+        ['destructions', r.counts.destructions],
+        ['unrecognized', r.counts.unrecognized],
+        ['findings', r.counts.findings],
+      ],
+      resourceChanges: r.counts.resource_changes,
+    };
+  }
+  const r = subject.result;
+  const toRow =
+    (blocking: boolean) =>
+    (f: (typeof r.blocking)[number]): FindingRow => ({
+      id: f.id,
+      rule: f.rule,
+      severity: f.severity,
+      address: f.address,
+      kind: f.kind ?? '',
+      type: f.type ?? '',
+      why: f.message,
+      blocking,
+      status: f.status,
+      ...(f.acknowledgement ? { acknowledgement: f.acknowledgement } : {}),
+    });
+  const rows = [...r.blocking.map(toRow(true)), ...r.acknowledged.map(toRow(false))];
+  return {
+    subjectKind: 'gate',
+    label: 'gate',
+    packageId: r.package_id,
+    decision: r.decision,
+    verdict: verdictOf(r.decision),
+    minSeverity: r.min_severity,
+    rows,
+    failures: Math.max(r.blocking.length, r.counts.blocking),
+    ...(subject.detailsUnavailable ? { detailsUnavailable: subject.detailsUnavailable } : {}),
+    ruleSet: DRIFT_RULE_SET,
+    counts: [
+      ['open', r.counts.open],
+      ['acknowledged', r.counts.acknowledged],
+      ['blocking', r.counts.blocking],
+    ],
+    refreshed: r.refreshed,
+    ...(r.drift_checked_at ? { driftCheckedAt: r.drift_checked_at } : {}),
+  };
+}
+
+function plural(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/**
+ * The one decision line every text-like report starts with. Atlantis's custom_policy_check reads it:
+ * a block starts with FAIL and says "N failures"; a pass starts with PASS and never contains "fail",
+ * since Atlantis searches the output for that substring.
+ */
+export function decisionLine(view: ReportView): string {
+  const scope =
+    view.subjectKind === 'evaluation'
+      ? `${plural(view.resourceChanges ?? 0, 'resource change', 'resource changes')} evaluated`
+      : `open drift findings at or above ${view.minSeverity}`;
+  const where = `package ${view.packageId}, min severity ${view.minSeverity}`;
+  if (view.verdict === 'pass') {
+    const below = view.rows.filter((r) => !r.blocking && r.status !== 'acknowledged').length;
+    const acknowledged = view.rows.filter((r) => r.status === 'acknowledged').length;
+    const extras = [
+      below > 0 ? `${below} below the threshold` : '',
+      acknowledged > 0 ? `${acknowledged} acknowledged` : '',
+    ].filter(Boolean);
+    const tail = extras.length > 0 ? ` (${extras.join(', ')})` : '';
+    return view.subjectKind === 'evaluation'
+      ? `PASS: 0 blocking findings${tail}, ${scope} (${where})`
+      : `PASS: 0 blocking drift findings${tail} (${where})`;
+  }
+  if (view.detailsUnavailable) {
+    return view.verdict === 'fail'
+      ? `FAIL: ${view.label} blocked (${where}); ${view.detailsUnavailable}`
+      : `ADVISORY: the ${view.label} would block (${where}); ${view.detailsUnavailable}; not enforced because --advisory was given`;
+  }
+  const n = view.failures;
+  if (view.verdict === 'fail') {
+    // Always the plural "failures": it is the token CI tools look for.
+    return `FAIL: ${n} failures, ${scope} (${where})`;
+  }
+  return `ADVISORY: would block on ${plural(n, 'finding', 'findings')}, ${scope} (${where}); not enforced because --advisory was given`;
+}

@@ -1,0 +1,187 @@
+import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  colorEnabled,
+  emitReports,
+  RULES,
+  renderGithubAnnotations,
+  renderReport,
+  reportTargets,
+} from '../../src/report/index.js';
+import { evaluation, gate, passingEvaluation } from './fixtures.js';
+
+const plain = { color: false };
+
+describe('json report', () => {
+  it('is the contract evaluation shape, keys in contract order', () => {
+    const result = evaluation();
+    const parsed = JSON.parse(renderReport({ kind: 'evaluation', result }, 'json', plain));
+    expect(Object.keys(parsed)).toEqual(['package_id', 'decision', 'min_severity', 'findings', 'counts']);
+    expect(parsed).toEqual(result);
+  });
+
+  it('is the contract gate shape, and marks a status-only decision', () => {
+    const result = gate();
+    const parsed = JSON.parse(renderReport({ kind: 'gate', result }, 'json', plain));
+    expect(Object.keys(parsed)).toEqual([
+      'package_id',
+      'decision',
+      'min_severity',
+      'refreshed',
+      'drift_checked_at',
+      'blocking',
+      'acknowledged',
+      'counts',
+    ]);
+    const statusOnly = JSON.parse(
+      renderReport({ kind: 'gate', result, detailsUnavailable: 'x' }, 'json', plain),
+    );
+    expect(statusOnly.details_available).toBe(false);
+  });
+});
+
+describe('markdown report', () => {
+  it('has a summary line, an escaped table and folded details', () => {
+    const out = renderReport({ kind: 'evaluation', result: evaluation() }, 'markdown', plain);
+    expect(out.split('\n')[0]).toMatch(/^### ❌ tfgate plan evaluation: FAIL: 2 failures/);
+    expect(out).toContain('| | Rule | Severity | Address | Kind | Why |');
+    // A pipe in a message must not split the cell.
+    expect(out).toContain('creates a queue \\| kind not sanctioned');
+    expect(out).toContain('<details><summary>Rules and how to fix</summary>');
+  });
+
+  it('folds acknowledged gate findings with who and why', () => {
+    const out = renderReport({ kind: 'gate', result: gate() }, 'markdown', plain);
+    expect(out).toContain('<details><summary>1 acknowledged (never block)</summary>');
+    expect(out).toContain('migration, ends in May');
+  });
+
+  it('shows a clean pass', () => {
+    const out = renderReport({ kind: 'evaluation', result: passingEvaluation() }, 'markdown', plain);
+    expect(out).toMatch(/^### ✅ tfgate plan evaluation: PASS/);
+    expect(out).not.toContain('| Rule |');
+  });
+});
+
+describe('sarif report', () => {
+  it('is SARIF 2.1.0 with rules from the rule table and results located by address', () => {
+    const log = JSON.parse(renderReport({ kind: 'evaluation', result: evaluation() }, 'sarif', plain));
+    expect(log.version).toBe('2.1.0');
+    const run = log.runs[0];
+    const ruleIds = run.tool.driver.rules.map((r: { id: string }) => r.id);
+    expect(ruleIds).toEqual(['unsanctioned_creation', 'capability_dependency_destroyed']);
+    expect(run.tool.driver.rules[1].shortDescription.text).toBe(RULES.capability_dependency_destroyed.title);
+    expect(run.results).toHaveLength(2);
+    const [first] = run.results;
+    expect(first.ruleId).toBe('unsanctioned_creation');
+    expect(run.tool.driver.rules[first.ruleIndex].id).toBe(first.ruleId);
+    expect(first.level).toBe('error');
+    expect(first.locations[0].logicalLocations[0].fullyQualifiedName).toBe('aws_sqs_queue.jobs');
+    expect(first.partialFingerprints.tfgateFindingId).toBe('f-1');
+  });
+
+  it('marks below-threshold findings as warnings and acknowledged ones as suppressed notes', () => {
+    const evalLog = JSON.parse(
+      renderReport({ kind: 'evaluation', result: evaluation({ min_severity: 'critical' }) }, 'sarif', plain),
+    );
+    expect(evalLog.runs[0].results.map((r: { level: string }) => r.level)).toEqual(['warning', 'error']);
+    const gateLog = JSON.parse(renderReport({ kind: 'gate', result: gate() }, 'sarif', plain));
+    const ack = gateLog.runs[0].results[1];
+    expect(ack.level).toBe('note');
+    expect(ack.suppressions[0]).toMatchObject({ kind: 'external', justification: 'migration, ends in May' });
+  });
+});
+
+describe('junit report', () => {
+  it('has one failing test case per blocking finding and passing cases for clean rules', () => {
+    const out = renderReport(
+      { kind: 'evaluation', result: evaluation({ min_severity: 'critical' }) },
+      'junit',
+      plain,
+    );
+    expect(out).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>/);
+    expect(out).toContain('<testsuites name="tfgate" tests="2" failures="1" errors="0" skipped="0">');
+    expect(out.match(/<failure /g)).toHaveLength(1);
+    expect(out).toContain('name="aws_db_instance.ledger"');
+  });
+
+  it('escapes XML and lists a passing case per rule when nothing is found', () => {
+    const result = evaluation();
+    result.findings[0]!.message = 'bad <tag> & "quote"';
+    const out = renderReport({ kind: 'evaluation', result }, 'junit', plain);
+    expect(out).toContain('bad &lt;tag&gt; &amp; &quot;quote&quot;');
+    const pass = renderReport({ kind: 'evaluation', result: passingEvaluation() }, 'junit', plain);
+    expect(pass).toContain('tests="2" failures="0"');
+    expect(pass).toContain(
+      '<testcase classname="tfgate.unsanctioned_creation" name="unsanctioned_creation"/>',
+    );
+  });
+
+  it('skips acknowledged drift findings with the reason', () => {
+    const out = renderReport({ kind: 'gate', result: gate() }, 'junit', plain);
+    expect(out).toContain('failures="1"');
+    expect(out).toContain('skipped="1"');
+    expect(out).toContain('<skipped message="acknowledged by ops-key: migration, ends in May"/>');
+  });
+});
+
+describe('github annotations', () => {
+  it('emits one error per blocking finding and a summary, escaped', () => {
+    const result = evaluation();
+    result.findings[0]!.message = 'line one\nline two: 100%';
+    const out = renderGithubAnnotations({ kind: 'evaluation', result });
+    const lines = out.trim().split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toBe(
+      '::error title=tfgate unsanctioned_creation (high)::aws_sqs_queue.jobs: line one%0Aline two: 100%25',
+    );
+    expect(lines[2]).toMatch(/^::error title=tfgate plan evaluation::FAIL: 2 failures/);
+  });
+
+  it('downgrades an advisory block to warnings', () => {
+    const out = renderGithubAnnotations({ kind: 'evaluation', result: evaluation(), advisory: true });
+    expect(out).not.toContain('::error');
+    expect(out).toContain('::warning title=tfgate unsanctioned_creation (high)::');
+  });
+});
+
+describe('colour and outputs', () => {
+  it('colours only a TTY without NO_COLOR', () => {
+    expect(colorEnabled({ isTTY: true }, {})).toBe(true);
+    expect(colorEnabled({ isTTY: false }, {})).toBe(false);
+    expect(colorEnabled({ isTTY: true }, { NO_COLOR: '1' })).toBe(false);
+    expect(colorEnabled({ isTTY: true }, { NO_COLOR: '' })).toBe(true);
+  });
+
+  it('pairs --format and --output by position and rejects extra outputs', () => {
+    expect(reportTargets([], [])).toEqual([{ format: 'text' }]);
+    expect(reportTargets(['text', 'sarif'], ['-', 'r.sarif'])).toEqual([
+      { format: 'text' },
+      { format: 'sarif', path: 'r.sarif' },
+    ]);
+    expect(() => reportTargets(['text'], ['a', 'b'])).toThrow(/--output/);
+    expect(() => reportTargets(['yaml'], [])).toThrow(/unknown report format "yaml"/);
+  });
+
+  it('writes files whole, without colour, and adds annotations only under GitHub Actions', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tfgate-report-'));
+    let stdout = '';
+    const sink = { write: (s: string) => (stdout += s) };
+    const subject = { kind: 'evaluation', result: evaluation() } as const;
+    await emitReports(subject, [{ format: 'text' }, { format: 'junit', path: join(dir, 'r.xml') }], {
+      stdout: sink,
+      color: true,
+      env: { GITHUB_ACTIONS: 'true' },
+    });
+    expect(stdout).toContain('\u001b[');
+    expect(stdout).toContain('::error title=');
+    const file = await readFile(join(dir, 'r.xml'), 'utf8');
+    expect(file).not.toContain('\u001b[');
+    expect(await readdir(dir)).toEqual(['r.xml']);
+    stdout = '';
+    await emitReports(subject, [{ format: 'text' }], { stdout: sink, color: false, env: {} });
+    expect(stdout).not.toContain('::error');
+  });
+});

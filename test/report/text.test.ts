@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { renderReport } from '../../src/report/index.js';
+import { evaluation, gate, passingEvaluation } from './fixtures.js';
+
+const plain = { color: false };
+
+describe('text report (Atlantis custom_policy_check reads it)', () => {
+  it('starts a block with FAIL and says "N failures"', () => {
+    const out = renderReport({ kind: 'evaluation', result: evaluation() }, 'text', plain);
+    expect(out.split('\n')[0]).toMatch(/^FAIL: 2 failures, 12 resource changes evaluated/);
+    expect(out).toContain('aws_sqs_queue.jobs');
+    expect(out).toContain('capability_dependency_destroyed');
+    expect(out).toContain('How to fix:');
+  });
+
+  it('counts only findings at or above the threshold as failures', () => {
+    const result = evaluation({ min_severity: 'critical' });
+    const out = renderReport({ kind: 'evaluation', result }, 'text', plain);
+    expect(out.split('\n')[0]).toMatch(/^FAIL: 1 failures/);
+    // The blocking row is starred, the other is not.
+    expect(out).toMatch(/^\* capability_dependency_destroyed/m);
+    expect(out).toMatch(/^ {2}unsanctioned_creation/m);
+  });
+
+  it('never leaves a pass empty, and a pass never contains "fail" (Atlantis searches for it)', () => {
+    const out = renderReport({ kind: 'evaluation', result: passingEvaluation() }, 'text', plain);
+    expect(out.trim()).not.toBe('');
+    expect(out).toMatch(/^PASS: 0 blocking findings, 12 resource changes evaluated/);
+    expect(out.toLowerCase()).not.toContain('fail');
+  });
+
+  it('says loudly that an advisory block was not enforced, without the failure token', () => {
+    const out = renderReport({ kind: 'evaluation', result: evaluation(), advisory: true }, 'text', plain);
+    expect(out).toMatch(/^ADVISORY: would block on 2 findings/);
+    expect(out).toContain('not enforced because --advisory was given');
+    expect(out.split('\n')[0]?.toLowerCase()).not.toContain('fail');
+  });
+
+  it('renders a gate block with blocking and acknowledged findings and the audit trail', () => {
+    const out = renderReport({ kind: 'gate', result: gate() }, 'text', plain);
+    expect(out).toMatch(/^FAIL: 1 failures, open drift findings at or above high/);
+    expect(out).toContain('Blocking drift findings:');
+    expect(out).toContain('aws_db_instance.ledger');
+    expect(out).toContain('Acknowledged (never block; recorded for audit):');
+    expect(out).toContain('by ops-key (default) at 2025-01-01T00:00:00Z: migration, ends in May');
+    expect(out).toContain('drift checked at 2025-01-02T03:04:05Z');
+  });
+
+  it('renders a status-only block (no readable body) as FAIL with the reason', () => {
+    const result = gate({
+      blocking: [],
+      acknowledged: [],
+      counts: { open: 0, acknowledged: 0, blocking: 0 },
+    });
+    const out = renderReport(
+      {
+        kind: 'gate',
+        result,
+        detailsUnavailable: 'the service answered HTTP 409 with no body tfgate could read',
+      },
+      'text',
+      plain,
+    );
+    expect(out).toMatch(/^FAIL: gate blocked .*HTTP 409/);
+  });
+
+  it('uses ANSI colour only when asked', () => {
+    const subject = { kind: 'evaluation', result: evaluation() } as const;
+    expect(renderReport(subject, 'text', plain)).not.toContain('\u001b[');
+    expect(renderReport(subject, 'text', { color: true })).toContain('\u001b[31m');
+  });
+});
