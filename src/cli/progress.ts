@@ -1,0 +1,115 @@
+// tfgate's own progress on stderr: steps with timings; a spinner on a TTY, plain lines in CI; NO_COLOR respected.
+import type { Writable } from 'node:stream';
+
+export interface StepOptions {
+  /** Terraform writes to the terminal during this step: no spinner, which would garble its output. */
+  live?: boolean;
+}
+
+/** What commands report progress through. Commands take it as an option; the CLI passes createProgress(). */
+export interface Progress {
+  step<T>(label: string, run: () => Promise<T>, options?: StepOptions): Promise<T>;
+  info(message: string): void;
+  warn(message: string): void;
+  /** A message that must not be missed (advisory mode applying a blocked plan). */
+  banner(message: string): void;
+}
+
+/** For library callers and tests that want no output. */
+export const silentProgress: Progress = {
+  step: (_label, run) => run(),
+  info: () => {},
+  warn: () => {},
+  banner: () => {},
+};
+
+export interface ProgressOptions {
+  stream?: Writable & { isTTY?: boolean };
+  env?: NodeJS.ProcessEnv;
+  /** Injected clock, for tests. */
+  now?: () => number;
+}
+
+const SPINNER_FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+const SPINNER_INTERVAL_MS = 80;
+
+export function isInteractive(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean {
+  return stream.isTTY === true && !isCi(env);
+}
+
+function isCi(env: NodeJS.ProcessEnv): boolean {
+  const ci = env.CI?.toLowerCase();
+  return ci !== undefined && ci !== '' && ci !== 'false' && ci !== '0';
+}
+
+/** NO_COLOR (any non-empty value) wins; otherwise colour only on an interactive terminal. */
+export function useColor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean {
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '' && env.FORCE_COLOR !== '0') return true;
+  return stream.isTTY === true;
+}
+
+export function formatDuration(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)}ms` : `${(ms / 1000).toFixed(1)}s`;
+}
+
+export function createProgress(options: ProgressOptions = {}): Progress {
+  const stream = options.stream ?? process.stderr;
+  const env = options.env ?? process.env;
+  const now = options.now ?? (() => performance.now());
+  const interactive = isInteractive(stream, env);
+  const color = useColor(stream, env);
+  const paint = (code: string, text: string) => (color ? `\u001b[${code}m${text}\u001b[0m` : text);
+  const write = (line: string) => stream.write(`${line}\n`);
+  const prefix = interactive ? '' : 'tfgate: ';
+
+  return {
+    async step(label, run, stepOptions = {}) {
+      const started = now();
+      let spinner: NodeJS.Timeout | undefined;
+      if (interactive && !stepOptions.live) {
+        let frame = 0;
+        const draw = () => {
+          const elapsed = formatDuration(now() - started);
+          stream.write(
+            `\r\u001b[2K${paint('36', SPINNER_FRAMES[frame % SPINNER_FRAMES.length]!)} ${label} ${paint('2', elapsed)}`,
+          );
+          frame++;
+        };
+        draw();
+        spinner = setInterval(draw, SPINNER_INTERVAL_MS);
+        spinner.unref();
+      } else {
+        write(`${prefix}${paint('36', '▶')} ${label}`);
+      }
+      const clear = () => {
+        if (spinner !== undefined) {
+          clearInterval(spinner);
+          stream.write('\r\u001b[2K');
+        }
+      };
+      try {
+        const value = await run();
+        clear();
+        write(`${prefix}${paint('32', '✔')} ${label} ${paint('2', `(${formatDuration(now() - started)})`)}`);
+        return value;
+      } catch (error) {
+        clear();
+        write(`${prefix}${paint('31', '✖')} ${label} ${paint('2', `(${formatDuration(now() - started)})`)}`);
+        throw error;
+      }
+    },
+    info(message) {
+      write(`${prefix}${message}`);
+    },
+    warn(message) {
+      write(`${prefix}${paint('33', `warning: ${message}`)}`);
+    },
+    banner(message) {
+      const rule = '!'.repeat(Math.min(100, Math.max(40, message.length)));
+      write(paint('1;33', rule));
+      write(paint('1;33', `tfgate: ${message}`));
+      write(paint('1;33', rule));
+    },
+  };
+}
