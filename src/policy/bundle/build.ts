@@ -1,0 +1,131 @@
+// Build a signed OPA bundle for one package: .manifest, data.json, the Rego, policy.wasm, .signatures.json.
+import { createHash } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Design } from '../../design/index.js';
+import { compilePolicyData, type PolicyData } from '../data.js';
+import { canonicalJsonDigest } from './canonical-json.js';
+import {
+  BUNDLE_ROOT,
+  type BundleManifest,
+  DATA_FILE,
+  DRIFT_ENTRYPOINT,
+  HASH_ALGORITHM,
+  isStructuredFile,
+  MANIFEST_FILE,
+  PLAN_ENTRYPOINT,
+  REGO_DIR,
+  SIGNATURES_FILE,
+  type SignaturePayload,
+  WASM_FILE,
+} from './format.js';
+import { keyIdFor, loadSigningKey, signCompactJws } from './jws.js';
+import { type TarEntry, writeTarGz } from './tar.js';
+
+/** The policy as it ships: Rego sources (tests excluded) and the compiled wasm. */
+export interface PolicySources {
+  /** Bundle paths such as "tfgate/conformance.rego", with their source. */
+  regoFiles: Array<{ name: string; source: Buffer }>;
+  wasm: Buffer;
+}
+
+export interface BundleSigning {
+  signingKeyPem: string | Buffer;
+  /** Defaults to keyIdFor(the public key). */
+  keyId?: string;
+  /** The signature's `scope` claim; defaults to the package id (verify with `opa build --scope <package_id>`). */
+  scope?: string;
+  /** Defaults to a content hash of the data and the policy. */
+  revision?: string;
+}
+
+export interface BuildBundleOptions extends BundleSigning {
+  design: Design;
+  /** Where policy/tfgate/*.rego and policy/policy.wasm live; defaults to the copy that ships with tfgate. */
+  policyDir?: string;
+}
+
+/** The policy/ folder at the package root: three levels up from both src/policy/bundle and dist/policy/bundle. */
+export function defaultPolicyDir(): string {
+  return resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..', '..', 'policy');
+}
+
+export async function loadPolicySources(policyDir = defaultPolicyDir()): Promise<PolicySources> {
+  const regoDir = join(policyDir, REGO_DIR);
+  const names = (await readdir(regoDir))
+    .filter((n) => n.endsWith('.rego') && !n.endsWith('_test.rego'))
+    .sort();
+  const regoFiles = await Promise.all(
+    names.map(async (n) => ({ name: `${REGO_DIR}/${n}`, source: await readFile(join(regoDir, n)) })),
+  );
+  return { regoFiles, wasm: await readFile(join(policyDir, WASM_FILE)) };
+}
+
+export async function buildBundle(options: BuildBundleOptions): Promise<Buffer> {
+  const data = compilePolicyData(options.design);
+  const policy = await loadPolicySources(options.policyDir);
+  return assembleBundle({ packageId: options.design.package_id, data, policy }, options);
+}
+
+export interface BundleContents {
+  packageId: string;
+  /** What the Rego reads at data.tfgate. */
+  data: PolicyData | Record<string, unknown>;
+  policy: PolicySources;
+}
+
+/** Lay out, hash and sign a bundle. Same inputs, same bytes: fixed mtimes, sorted entries, no timestamps. */
+export function assembleBundle(contents: BundleContents, signing: BundleSigning): Buffer {
+  const key = loadSigningKey(signing.signingKeyPem);
+  const keyId = signing.keyId ?? keyIdFor(key);
+  const dataFile = jsonFile({ [BUNDLE_ROOT]: contents.data });
+  const policyFiles: TarEntry[] = [
+    ...contents.policy.regoFiles.map((f) => ({ name: f.name, data: f.source })),
+    { name: WASM_FILE, data: contents.policy.wasm },
+  ];
+  const manifest: BundleManifest = {
+    revision: signing.revision ?? contentRevision([{ name: DATA_FILE, data: dataFile }, ...policyFiles]),
+    roots: [BUNDLE_ROOT],
+    rego_version: 1,
+    metadata: {
+      package_id: contents.packageId,
+      entrypoints: { plan: PLAN_ENTRYPOINT, drift: DRIFT_ENTRYPOINT },
+      wasm_module: WASM_FILE,
+      built_by: 'tfgate',
+    },
+  };
+  const files = [
+    { name: MANIFEST_FILE, data: jsonFile(manifest) },
+    { name: DATA_FILE, data: dataFile },
+    ...policyFiles,
+  ].sort((a, b) => (a.name < b.name ? -1 : 1));
+  const payload: SignaturePayload = {
+    files: files.map((f) => ({
+      name: f.name,
+      hash: fileDigest(f).toString('hex'),
+      algorithm: HASH_ALGORITHM,
+    })),
+    keyid: keyId,
+    scope: signing.scope ?? contents.packageId,
+  };
+  const token = signCompactJws({ kid: keyId }, payload, key);
+  const signatures = { name: SIGNATURES_FILE, data: jsonFile({ signatures: [token] }) };
+  return writeTarGz([...files, signatures].sort((a, b) => (a.name < b.name ? -1 : 1)));
+}
+
+/** OPA's per-file digest: canonical JSON for structured files, raw bytes for everything else. */
+export function fileDigest(entry: TarEntry): Buffer {
+  if (isStructuredFile(entry.name)) return canonicalJsonDigest(entry.data);
+  return createHash('sha256').update(entry.data).digest();
+}
+
+function jsonFile(value: unknown): Buffer {
+  return Buffer.from(`${JSON.stringify(value, null, 2)}\n`, 'utf8');
+}
+
+function contentRevision(entries: TarEntry[]): string {
+  const hash = createHash('sha256');
+  for (const entry of entries) hash.update(`${entry.name}\0${fileDigest(entry).toString('hex')}\n`);
+  return hash.digest('hex').slice(0, 20);
+}

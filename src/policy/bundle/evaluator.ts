@@ -1,0 +1,69 @@
+// The bundle route: a verified bundle's policy.wasm and data, evaluated in process, with no service call.
+import { readFile } from 'node:fs/promises';
+import type { PlanEvaluator } from '../../commands/evaluator.js';
+import { UsageError } from '../../errors/index.js';
+import type { EvaluationResult, Severity } from '../../model/index.js';
+import { readPlan } from '../../plan/index.js';
+import type { PlanSource } from '../../plan/source.js';
+import { PolicyEngine, toEvaluationResult } from '../engine.js';
+import {
+  UNSIGNED_BUNDLE_WARNING,
+  type VerifiedBundle,
+  type VerifyBundleOptions,
+  verifyBundle,
+} from './verify.js';
+
+export interface OpenBundleOptions extends Omit<VerifyBundleOptions, 'publicKeyPem'> {
+  /** Path of the PEM public key. */
+  publicKeyPath?: string;
+  /** Where the unsigned-bundle warning goes; it is written every time an unsigned bundle is opened. */
+  warn?: (message: string) => void;
+}
+
+export class BundleEvaluator implements PlanEvaluator {
+  readonly description: string;
+  readonly bundle: VerifiedBundle;
+  #engine: Promise<PolicyEngine> | undefined;
+
+  constructor(bundle: VerifiedBundle, description: string) {
+    this.bundle = bundle;
+    this.description = description;
+  }
+
+  /** Read and verify the bundle at `path`; nothing in it is used before verification passes. */
+  static async open(path: string, options: OpenBundleOptions = {}): Promise<BundleEvaluator> {
+    const { publicKeyPath, warn = (m) => process.stderr.write(`${m}\n`), ...verifyOptions } = options;
+    const [bytes, publicKeyPem] = await Promise.all([
+      readInput(path, 'bundle'),
+      publicKeyPath === undefined ? undefined : readInput(publicKeyPath, 'public key'),
+    ]);
+    const bundle = await verifyBundle(bytes, { ...verifyOptions, publicKeyPem });
+    if (!bundle.signed) warn(UNSIGNED_BUNDLE_WARNING);
+    return new BundleEvaluator(
+      bundle,
+      `bundle ${path} (package ${bundle.packageId}, revision ${bundle.revision})`,
+    );
+  }
+
+  async evaluate(source: PlanSource, minSeverity: Severity): Promise<EvaluationResult> {
+    this.#engine ??= PolicyEngine.load(this.bundle.wasm);
+    const engine = await this.#engine;
+    const plan = await readPlan(source.open(), { description: source.description });
+    return toEvaluationResult(
+      this.bundle.packageId,
+      minSeverity,
+      engine.evaluatePlan(this.bundle.data, plan),
+    );
+  }
+}
+
+/** Read a file the user named, turning "not found" into a usage error that names the flag's file. */
+export async function readInput(path: string, what: string): Promise<Buffer> {
+  try {
+    return await readFile(path);
+  } catch (error) {
+    throw new UsageError('file_unreadable', `cannot read the ${what} ${path}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+}

@@ -1,0 +1,46 @@
+// The bundle layout: OPA's file names and the shapes of .manifest and .signatures.json, validated with zod.
+import { z } from 'zod';
+
+export const MANIFEST_FILE = '.manifest';
+export const DATA_FILE = 'data.json';
+export const SIGNATURES_FILE = '.signatures.json';
+/** A plain file: the manifest does not declare it under `wasm`, so an opa without a wasm engine still loads it. */
+export const WASM_FILE = 'policy.wasm';
+/** Rego sources live under the policy's data path, as their package says. */
+export const REGO_DIR = 'tfgate';
+export const BUNDLE_ROOT = 'tfgate';
+export const PLAN_ENTRYPOINT = 'tfgate/conformance/plan';
+export const DRIFT_ENTRYPOINT = 'tfgate/conformance/drift';
+export const HASH_ALGORITHM = 'SHA-256';
+
+/** OPA hashes these canonically (parsed JSON, sorted keys); all other files byte for byte (IsStructuredDoc). */
+export function isStructuredFile(name: string): boolean {
+  const base = name.slice(name.lastIndexOf('/') + 1);
+  return base === DATA_FILE || base === 'data.yaml' || base === MANIFEST_FILE || base === 'signatures.json';
+}
+
+export const manifestSchema = z.object({
+  revision: z.string().min(1),
+  roots: z.array(z.string()),
+  rego_version: z.number().int().optional(),
+  metadata: z.object({
+    package_id: z.string().min(1),
+    /** Entrypoints of policy.wasm, kept out of `wasm` on purpose (see WASM_FILE). */
+    entrypoints: z.object({ plan: z.string(), drift: z.string() }),
+    wasm_module: z.string(),
+    built_by: z.string().optional(),
+  }),
+});
+export type BundleManifest = z.infer<typeof manifestSchema>;
+
+export const signaturesFileSchema = z.object({ signatures: z.array(z.string()) });
+
+/** The JWS payload, as OPA's DecodedSignature reads it. */
+export const signaturePayloadSchema = z.object({
+  files: z.array(z.object({ name: z.string(), hash: z.string(), algorithm: z.string() })),
+  keyid: z.string().optional(),
+  scope: z.string().optional(),
+  iat: z.number().optional(),
+  iss: z.string().optional(),
+});
+export type SignaturePayload = z.infer<typeof signaturePayloadSchema>;

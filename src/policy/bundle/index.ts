@@ -1,0 +1,23 @@
+// Signed OPA bundles: build, verify, and evaluate a plan against a verified bundle.
+export {
+  assembleBundle,
+  type BuildBundleOptions,
+  type BundleContents,
+  type BundleSigning,
+  buildBundle,
+  defaultPolicyDir,
+  fileDigest,
+  loadPolicySources,
+  type PolicySources,
+} from './build.js';
+export { canonicalJsonDigest, canonicalValueDigest } from './canonical-json.js';
+export { BundleEvaluator, type OpenBundleOptions } from './evaluator.js';
+export * from './format.js';
+export { keyIdFor, loadSigningKey, loadVerificationKey, publicKeyPem } from './jws.js';
+export { DEFAULT_TAR_LIMITS, type TarLimits } from './tar.js';
+export {
+  UNSIGNED_BUNDLE_WARNING,
+  type VerifiedBundle,
+  type VerifyBundleOptions,
+  verifyBundle,
+} from './verify.js';

@@ -1,0 +1,308 @@
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BundleVerificationError } from '../../src/errors/index.js';
+import { assembleBundle, type PolicySources } from '../../src/policy/bundle/build.js';
+import { canonicalJsonDigest } from '../../src/policy/bundle/canonical-json.js';
+import { loadSigningKey, signCompactJws } from '../../src/policy/bundle/jws.js';
+import { verifyBundle } from '../../src/policy/bundle/verify.js';
+import {
+  entry,
+  generateTestKeys,
+  rewriteBundle,
+  STAND_IN_DATA,
+  standInPolicy,
+  type TestKeys,
+} from './bundle-fixtures.js';
+
+let keys: TestKeys;
+let otherKeys: TestKeys;
+let policy: PolicySources;
+let bundle: Buffer;
+
+function build(overrides: { data?: Record<string, unknown>; scope?: string; keyId?: string } = {}): Buffer {
+  const data = overrides.data ?? STAND_IN_DATA;
+  return assembleBundle(
+    { packageId: String(data.package_id), data, policy },
+    { signingKeyPem: keys.privatePem, keyId: overrides.keyId, scope: overrides.scope },
+  );
+}
+
+async function refusal(bytes: Buffer, options: Parameters<typeof verifyBundle>[1] = {}) {
+  const error = await verifyBundle(bytes, { publicKeyPem: keys.publicPem, ...options }).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(BundleVerificationError);
+  return error as BundleVerificationError;
+}
+
+beforeAll(async () => {
+  keys = generateTestKeys();
+  otherKeys = generateTestKeys();
+  policy = await standInPolicy();
+  bundle = build();
+});
+
+describe('bundle round trip', () => {
+  it('verifies what it built and returns the manifest, data, wasm and key id', async () => {
+    const verified = await verifyBundle(bundle, {
+      publicKeyPem: keys.publicPem,
+      expectedPackageId: 'payments',
+    });
+    expect(verified.signed).toBe(true);
+    expect(verified.packageId).toBe('payments');
+    expect(verified.data).toEqual(STAND_IN_DATA);
+    expect(verified.wasm.equals(policy.wasm)).toBe(true);
+    expect(verified.keyId).toMatch(/^[0-9a-f]{16}$/);
+    expect(verified.scope).toBe('payments');
+    expect(verified.revision).toMatch(/^[0-9a-f]{20}$/);
+    expect(verified.manifest.roots).toEqual(['tfgate']);
+    expect(verified.manifest.metadata.entrypoints).toEqual({
+      plan: 'tfgate/conformance/plan',
+      drift: 'tfgate/conformance/drift',
+    });
+    // Entrypoints stay out of `wasm`, so an opa without a wasm engine loads the bundle.
+    expect(verified.manifest).not.toHaveProperty('wasm');
+    expect(verified.files.map((f) => f.name)).toEqual([
+      '.manifest',
+      'data.json',
+      'policy.wasm',
+      'tfgate/conformance.rego',
+    ]);
+  });
+
+  it('puts the policy data under data.tfgate, as OPA maps a root data.json', () => {
+    expect(JSON.parse(entry(bundle, 'data.json').toString())).toEqual({ tfgate: STAND_IN_DATA });
+  });
+
+  it('is deterministic, and the revision follows the content', async () => {
+    expect(build().equals(bundle)).toBe(true);
+    const changed = build({ data: { ...STAND_IN_DATA, sanctioned_kinds: ['queue', 'object_storage'] } });
+    const [a, b] = await Promise.all([
+      verifyBundle(bundle, { publicKeyPem: keys.publicPem }),
+      verifyBundle(changed, { publicKeyPem: keys.publicPem }),
+    ]);
+    expect(a.revision).not.toBe(b.revision);
+  });
+
+  it('signs one RS256 compact JWS with kid in the header and files, keyid and scope in the payload', () => {
+    const { signatures } = JSON.parse(entry(bundle, '.signatures.json').toString()) as {
+      signatures: string[];
+    };
+    expect(signatures).toHaveLength(1);
+    const [header, payload] = signatures[0]!
+      .split('.')
+      .slice(0, 2)
+      .map((p) => JSON.parse(Buffer.from(p, 'base64url').toString()));
+    expect(header).toEqual({ kid: expect.any(String), alg: 'RS256' });
+    expect(payload.keyid).toBe(header.kid);
+    expect(payload.scope).toBe('payments');
+    expect(payload.files.map((f: { name: string }) => f.name)).toEqual([
+      '.manifest',
+      'data.json',
+      'policy.wasm',
+      'tfgate/conformance.rego',
+    ]);
+    for (const f of payload.files)
+      expect(f).toEqual({
+        name: f.name,
+        hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+        algorithm: 'SHA-256',
+      });
+  });
+});
+
+describe('bundle verification refuses', () => {
+  it('a tampered file, naming it', async () => {
+    const tampered = rewriteBundle(bundle, (entries) =>
+      entries.map((e) =>
+        e.name === 'tfgate/conformance.rego' ? { ...e, data: Buffer.from(`${e.data}\nextra := 1\n`) } : e,
+      ),
+    );
+    const error = await refusal(tampered);
+    expect(error.code).toBe('digest_mismatch');
+    expect(error.message).toContain('tfgate/conformance.rego');
+    expect(error.exitCode).toBe(4);
+  });
+
+  it('tampered data, but not a reformatting of the same JSON (structured files hash canonically)', async () => {
+    const reformatted = rewriteBundle(bundle, (entries) =>
+      entries.map((e) =>
+        e.name === 'data.json'
+          ? { ...e, data: Buffer.from(JSON.stringify(JSON.parse(e.data.toString()))) }
+          : e,
+      ),
+    );
+    await expect(verifyBundle(reformatted, { publicKeyPem: keys.publicPem })).resolves.toMatchObject({
+      signed: true,
+    });
+    const altered = rewriteBundle(bundle, (entries) =>
+      entries.map((e) =>
+        e.name === 'data.json'
+          ? {
+              ...e,
+              data: Buffer.from(
+                JSON.stringify({
+                  tfgate: { ...STAND_IN_DATA, sanctioned_kinds: ['queue', 'object_storage'] },
+                }),
+              ),
+            }
+          : e,
+      ),
+    );
+    const error = await refusal(altered);
+    expect(error.code).toBe('digest_mismatch');
+    expect(error.message).toContain('data.json');
+  });
+
+  it('a file the signature does not list, naming it', async () => {
+    const added = rewriteBundle(bundle, (entries) => [
+      ...entries,
+      { name: 'tfgate/backdoor.rego', data: Buffer.from('package tfgate.conformance\n') },
+    ]);
+    const error = await refusal(added);
+    expect(error.code).toBe('file_not_signed');
+    expect(error.message).toContain('tfgate/backdoor.rego');
+  });
+
+  it('a file dropped from the signature, naming it', async () => {
+    const key = loadSigningKey(keys.privatePem);
+    const resigned = rewriteBundle(bundle, (entries) =>
+      entries.map((e) => {
+        if (e.name !== '.signatures.json') return e;
+        const token = (JSON.parse(e.data.toString()) as { signatures: string[] }).signatures[0]!;
+        const payload = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString());
+        payload.files = payload.files.filter((f: { name: string }) => f.name !== 'policy.wasm');
+        return {
+          ...e,
+          data: Buffer.from(JSON.stringify({ signatures: [signCompactJws({ kid: 'k' }, payload, key)] })),
+        };
+      }),
+    );
+    const error = await refusal(resigned);
+    expect(error.code).toBe('file_not_signed');
+    expect(error.message).toContain('policy.wasm');
+  });
+
+  it('a listed file that is missing, naming it', async () => {
+    const dropped = rewriteBundle(bundle, (entries) => entries.filter((e) => e.name !== 'policy.wasm'));
+    const error = await refusal(dropped);
+    expect(error.code).toBe('file_missing');
+    expect(error.message).toContain('policy.wasm');
+  });
+
+  it('a signature made with another key', async () => {
+    const error = await refusal(bundle, { publicKeyPem: otherKeys.publicPem });
+    expect(error.code).toBe('signature_invalid');
+    expect(error.message).toMatch(/does not verify/);
+  });
+
+  it('a signature with alg "none"', async () => {
+    const forged = rewriteBundle(bundle, (entries) =>
+      entries.map((e) => {
+        if (e.name !== '.signatures.json') return e;
+        const [, payload] = (JSON.parse(e.data.toString()) as { signatures: string[] }).signatures[0]!.split(
+          '.',
+        );
+        const header = Buffer.from(JSON.stringify({ alg: 'none' })).toString('base64url');
+        return { ...e, data: Buffer.from(JSON.stringify({ signatures: [`${header}.${payload}.`] })) };
+      }),
+    );
+    expect((await refusal(forged)).code).toBe('signature_algorithm');
+  });
+
+  it('a scope other than the expected one', async () => {
+    const error = await refusal(bundle, { scope: 'ledger' });
+    expect(error.code).toBe('scope_mismatch');
+    expect(error.message).toContain('"payments"');
+    // Signed for another scope than its own package, verified without an explicit scope.
+    expect((await refusal(build({ scope: 'someone-else' }))).code).toBe('scope_mismatch');
+  });
+
+  it('a bundle for another package', async () => {
+    const error = await refusal(bundle, { expectedPackageId: 'ledger' });
+    expect(['scope_mismatch', 'bundle_package_mismatch']).toContain(error.code);
+    expect(error.message).toContain('ledger');
+  });
+
+  it('an unsigned bundle, unless explicitly allowed', async () => {
+    const unsigned = rewriteBundle(bundle, (entries) => entries.filter((e) => e.name !== '.signatures.json'));
+    const error = await refusal(unsigned);
+    expect(error.code).toBe('bundle_unsigned');
+    expect(error.message).toContain('.signatures.json');
+    const allowed = await verifyBundle(unsigned, { allowUnsigned: true });
+    expect(allowed.signed).toBe(false);
+    expect(allowed.keyId).toBeUndefined();
+    // The opt-in does not weaken a signed bundle: its signature is still checked.
+    expect((await refusal(bundle, { allowUnsigned: true, publicKeyPem: otherKeys.publicPem })).code).toBe(
+      'signature_invalid',
+    );
+  });
+
+  it('a signed bundle when no public key is given', async () => {
+    const error = await verifyBundle(bundle, {}).catch((e: BundleVerificationError) => e);
+    expect(error).toMatchObject({ code: 'public_key_required' });
+  });
+
+  it.each([
+    ['../evil.rego', 'traversal'],
+    ['tfgate/../../evil.rego', 'traversal'],
+    ['//etc/passwd', 'absolute'],
+    ['C:/evil.rego', 'drive letter'],
+    ['tfgate//x.rego', 'empty segment'],
+  ])('an unsafe path %s (%s)', async (name) => {
+    const evil = rewriteBundle(bundle, (entries) => [...entries, { name, data: Buffer.from('x') }]);
+    expect((await refusal(evil)).code).toBe('bundle_unsafe_path');
+  });
+
+  it('two entries for the same path, including OPA-style "/data.json" beside "data.json"', async () => {
+    const twice = rewriteBundle(bundle, (entries) => [
+      ...entries,
+      { name: '/data.json', data: Buffer.from('{}') },
+    ]);
+    expect((await refusal(twice)).code).toBe('bundle_duplicate_entry');
+  });
+
+  it('a symlink entry', async () => {
+    const withLink = rewriteBundle(bundle, (entries) => [
+      ...entries,
+      { name: 'link.rego', data: Buffer.alloc(0) },
+    ]);
+    const tar = gunzipSync(withLink);
+    // Find link.rego's header and make it a symlink (typeflag '2'), fixing the checksum.
+    const at = tar.indexOf(Buffer.from('link.rego\0'));
+    tar.write('2', at + 156, 'ascii');
+    tar.write('        ', at + 148, 'ascii');
+    let sum = 0;
+    for (let i = at; i < at + 512; i++) sum += tar[i]!;
+    tar.write(`${sum.toString(8).padStart(6, '0')}\0 `, at + 148, 'binary');
+    expect((await refusal(gzipSync(tar))).code).toBe('bundle_unsafe_entry');
+  });
+
+  it('bundles over the size limits, and input that is not a gzip tarball', async () => {
+    expect((await refusal(bundle, { limits: { maxCompressedBytes: 100 } })).code).toBe('bundle_too_large');
+    expect((await refusal(bundle, { limits: { maxUncompressedBytes: 4096 } })).code).toBe('bundle_too_large');
+    expect((await refusal(bundle, { limits: { maxFileBytes: 1024 } })).code).toBe('bundle_too_large');
+    expect((await refusal(Buffer.from('not a bundle'))).code).toBe('bundle_not_gzip');
+  });
+});
+
+describe('canonical JSON digest (OPA hash.go)', () => {
+  it('ignores key order and whitespace but keeps number literals and array order', () => {
+    const d = (s: string) => canonicalJsonDigest(Buffer.from(s)).toString('hex');
+    expect(d('{"b": [1, 2], "a": "x"}')).toBe(d('{"a":"x","b":[1,2]}'));
+    expect(d('{"a": 1.0}')).not.toBe(d('{"a": 1}'));
+    expect(d('[1,2]')).not.toBe(d('[2,1]'));
+    expect(d('\uFEFF{"a":1}')).toBe(d('{"a":1}'));
+    expect(() => d('{"a":1} x')).toThrow(SyntaxError);
+  });
+
+  it('hashes exactly the bytes OPA writes for a known document', async () => {
+    const { createHash } = await import('node:crypto');
+    // Go: {, keys sorted byte-wise, ':' and ',' without spaces, U+2028 escaped, '<' not escaped.
+    const expected = createHash('sha256').update('{"a":[true,null,1.50],"b":"<\\u2028>"}').digest('hex');
+    expect(
+      canonicalJsonDigest(Buffer.from('{ "b": "<\u2028>", "a": [true, null, 1.50] }')).toString('hex'),
+    ).toBe(expected);
+  });
+});
