@@ -1,0 +1,95 @@
+// Acknowledgements written in CDKTF code: `ConformanceAspect.acknowledge(construct, { rule, reason })`.
+// Stored on the construct under a global symbol, so that any copy of tfgate in the process sees them.
+import { z } from 'zod';
+import { UsageError } from '../errors/index.js';
+import { PLAN_RULES, type PlanRule } from '../model/index.js';
+import { type ConstructLike, isConstruct } from './constructs.js';
+
+export const acknowledgementSchema = z
+  .object({
+    rule: z.enum(PLAN_RULES),
+    reason: z.string().trim().min(1),
+    /** Only the finding at this address (`type.logicalId`); by default every finding of the rule at or under the construct. */
+    address: z.string().min(1).optional(),
+  })
+  .strict();
+
+export type AcknowledgementInput = z.input<typeof acknowledgementSchema>;
+
+export interface CodeAcknowledgement {
+  rule: PlanRule;
+  reason: string;
+  address?: string | undefined;
+  /** The path of the construct it was written on: it covers that construct and everything under it. */
+  constructPath: string;
+}
+
+const ACKNOWLEDGEMENTS = Symbol.for('tfgate/cdktf/acknowledgements');
+
+type Carrier = ConstructLike & { [ACKNOWLEDGEMENTS]?: CodeAcknowledgement[] };
+
+export function addAcknowledgement(construct: unknown, input: unknown): CodeAcknowledgement {
+  if (!isConstruct(construct)) {
+    throw new UsageError(
+      'invalid_acknowledgement',
+      'ConformanceAspect.acknowledge: the first argument must be a construct (a resource, a construct or a stack)',
+    );
+  }
+  const parsed = acknowledgementSchema.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const field = issue.path.join('.') || '(options)';
+    const why =
+      field === 'reason'
+        ? 'a reason is required: say why this finding may ship, for the audit record'
+        : field === 'rule'
+          ? `rule must be one of ${PLAN_RULES.join(', ')}`
+          : issue.message;
+    throw new UsageError(
+      'invalid_acknowledgement',
+      `ConformanceAspect.acknowledge(${JSON.stringify(construct.node.path)}): ${field}: ${why}`,
+      {
+        hint: "e.g. ConformanceAspect.acknowledge(queue, { rule: 'unsanctioned_creation', reason: 'ticket OPS-42' })",
+      },
+    );
+  }
+  const carrier = construct as Carrier;
+  const acknowledgement: CodeAcknowledgement = { ...parsed.data, constructPath: construct.node.path };
+  if (!Object.hasOwn(carrier, ACKNOWLEDGEMENTS)) {
+    Object.defineProperty(carrier, ACKNOWLEDGEMENTS, { value: [], enumerable: false });
+  }
+  carrier[ACKNOWLEDGEMENTS]!.push(acknowledgement);
+  return acknowledgement;
+}
+
+export function acknowledgementsOn(construct: ConstructLike): readonly CodeAcknowledgement[] {
+  return (construct as Carrier)[ACKNOWLEDGEMENTS] ?? [];
+}
+
+/** Every acknowledgement that can cover a finding in `stack`: on the stack, under it, or above it. */
+export function acknowledgementsFor(stack: ConstructLike): CodeAcknowledgement[] {
+  const found: CodeAcknowledgement[] = [];
+  for (let scope = stack.node.scope; scope; scope = scope.node.scope)
+    found.push(...acknowledgementsOn(scope));
+  for (const construct of stack.node.findAll()) found.push(...acknowledgementsOn(construct));
+  return found;
+}
+
+function covers(scopePath: string, path: string): boolean {
+  return scopePath === '' || path === scopePath || path.startsWith(`${scopePath}/`);
+}
+
+/** The most specific acknowledgement that covers a finding, if any. */
+export function matchAcknowledgement(
+  acknowledgements: readonly CodeAcknowledgement[],
+  finding: { rule: string; address: string; constructPath: string },
+): CodeAcknowledgement | undefined {
+  let best: CodeAcknowledgement | undefined;
+  for (const ack of acknowledgements) {
+    if (ack.rule !== finding.rule) continue;
+    if (ack.address !== undefined && ack.address !== finding.address) continue;
+    if (!covers(ack.constructPath, finding.constructPath)) continue;
+    if (!best || ack.constructPath.length > best.constructPath.length) best = ack;
+  }
+  return best;
+}

@@ -1,0 +1,107 @@
+// Reading a synthesized CDKTF stack (cdktf.out/stacks/<name>/cdk.tf.json): its managed resources, their
+// Terraform addresses and the construct paths CDKTF records in each resource's "//" metadata.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { UsageError } from '../errors/index.js';
+
+export interface SynthesizedResource {
+  /** `${type}.${name}`: the address `terraform plan` gives the resource (instances add [index]). */
+  address: string;
+  type: string;
+  name: string;
+  /** The construct path from `"//": {"metadata": {"path"}}`, when CDKTF recorded one. */
+  constructPath: string | undefined;
+}
+
+/** Where CDKTF writes a stack: `<outdir>/stacks/<stack name>/cdk.tf.json`. */
+export function synthesizedStackFile(outdir: string, stackName: string): string {
+  return join(outdir, 'stacks', stackName, 'cdk.tf.json');
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The managed resources of a synthesized stack's JSON ("//" comment keys skipped, as Terraform does). */
+export function synthesizedResources(config: unknown, source: string): SynthesizedResource[] {
+  if (!isRecord(config)) {
+    throw new UsageError(
+      'invalid_synthesized_stack',
+      `${source} is not a CDKTF stack: expected a JSON object`,
+    );
+  }
+  const resourceBlock = config.resource;
+  if (resourceBlock === undefined) return [];
+  if (!isRecord(resourceBlock)) {
+    throw new UsageError(
+      'invalid_synthesized_stack',
+      `${source}: "resource" must be an object of resource types`,
+    );
+  }
+  const resources: SynthesizedResource[] = [];
+  for (const [type, byName] of Object.entries(resourceBlock)) {
+    if (type === '//') continue;
+    if (!isRecord(byName)) {
+      throw new UsageError('invalid_synthesized_stack', `${source}: resource.${type} must be an object`);
+    }
+    for (const [name, body] of Object.entries(byName)) {
+      if (name === '//') continue;
+      const comment = isRecord(body) ? body['//'] : undefined;
+      const metadata = isRecord(comment) ? comment.metadata : undefined;
+      const path = isRecord(metadata) && typeof metadata.path === 'string' ? metadata.path : undefined;
+      resources.push({ address: `${type}.${name}`, type, name, constructPath: path });
+    }
+  }
+  return resources;
+}
+
+/** The modules of a synthesized stack's JSON: `module.<name>` with the construct path of its "//" metadata. */
+export function synthesizedModules(config: unknown): Array<{ address: string; constructPath: string }> {
+  const moduleBlock = isRecord(config) ? config.module : undefined;
+  if (!isRecord(moduleBlock)) return [];
+  const modules: Array<{ address: string; constructPath: string }> = [];
+  for (const [name, body] of Object.entries(moduleBlock)) {
+    const comment = isRecord(body) ? body['//'] : undefined;
+    const metadata = isRecord(comment) ? comment.metadata : undefined;
+    if (name !== '//' && isRecord(metadata) && typeof metadata.path === 'string') {
+      modules.push({ address: `module.${name}`, constructPath: metadata.path });
+    }
+  }
+  return modules;
+}
+
+/**
+ * Read a synthesized stack file's JSON. Returns undefined when it does not exist (never synthesized); any
+ * other problem (unreadable, not JSON) is an error that names the file.
+ */
+export function readSynthesizedConfig(file: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new UsageError('file_unreadable', `cannot read ${file}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  let config: unknown;
+  try {
+    config = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(
+      'invalid_synthesized_stack',
+      `${file} is not valid JSON: ${(error as Error).message}`,
+      {
+        cause: error,
+        hint: 'delete it and synthesize again (cdktf synth), or point at the right cdktf.out directory',
+      },
+    );
+  }
+  return config;
+}
+
+/** The managed resources of a synthesized stack file, or undefined when the file does not exist. */
+export function readSynthesizedStack(file: string): SynthesizedResource[] | undefined {
+  const config = readSynthesizedConfig(file);
+  return config === undefined ? undefined : synthesizedResources(config, file);
+}
