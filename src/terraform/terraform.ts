@@ -11,6 +11,8 @@ import type { SignalGuard } from './signals.js';
 export interface TerraformOptions {
   /** `--terraform-bin`; falls back to TFGATE_TERRAFORM_BIN, then `terraform`. */
   bin?: string | undefined;
+  /** Already identified (skips `version`): reuse one detection for several Terraform instances. */
+  binary?: TerraformBinary;
   chdir?: string | undefined;
   env?: NodeJS.ProcessEnv;
   /** Where terraform's stdout goes (default: ours). */
@@ -37,7 +39,7 @@ export class Terraform {
   /** Resolve and identify the binary (Terraform or OpenTofu) once. */
   static async open(options: TerraformOptions = {}): Promise<Terraform> {
     const env = options.env ?? process.env;
-    const binary = await detectTerraform(resolveTerraformCommand(options.bin, env), env);
+    const binary = options.binary ?? (await detectTerraform(resolveTerraformCommand(options.bin, env), env));
     return new Terraform(
       binary,
       {

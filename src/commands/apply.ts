@@ -1,0 +1,92 @@
+// `tfgate apply`: plan → evaluate → report → apply the same saved plan, only when nothing blocks.
+import { access } from 'node:fs/promises';
+import { z } from 'zod';
+import { ExitCode, UsageError } from '../errors/index.js';
+import { createPrivatePlanDir, type PrivatePlanDir } from '../terraform/index.js';
+import {
+  type Evaluated,
+  evaluateStep,
+  planStep,
+  throwIfInterrupted,
+  type WrapperContext,
+  type WrapperResult,
+  type WrapperSession,
+  withSession,
+  wrapperOptionsSchema,
+} from './plan.js';
+
+export type { ProgressReporter, WrapperContext, WrapperResult } from './plan.js';
+
+export const applyOptionsSchema = wrapperOptionsSchema.extend({
+  /**
+   * Apply this saved plan (e.g. Atlantis's $PLANFILE from `tfgate plan --out`) instead of planning: it is
+   * evaluated again, then applied. tfgate never deletes it.
+   */
+  planFile: z.string().min(1).optional(),
+});
+export type ApplyOptions = z.input<typeof applyOptionsSchema>;
+
+export async function runApply(input: ApplyOptions, context: WrapperContext): Promise<WrapperResult> {
+  const options = applyOptionsSchema.parse(input);
+  if (options.planFile !== undefined) {
+    if (
+      options.terraformArgs.some(
+        (a) => !/^--?(chdir|lock|lock-timeout|parallelism|compact-warnings|no-color)(=|$)/.test(a),
+      )
+    ) {
+      throw new UsageError('plan_args_with_plan_file', 'plan flags cannot change a saved plan', {
+        hint: 'with --plan-file, pass only -lock, -lock-timeout, -parallelism, -compact-warnings or -no-color after --',
+      });
+    }
+    await access(options.planFile).catch((error: unknown) => {
+      throw new UsageError('plan_file_missing', `cannot read the plan file ${options.planFile}`, {
+        hint: 'pass the file written by `tfgate plan --out` (Atlantis: $PLANFILE)',
+        cause: error,
+      });
+    });
+  }
+  return withSession(options, context, async (session) => {
+    let planDir: PrivatePlanDir | undefined;
+    try {
+      let planFile = options.planFile;
+      if (planFile === undefined) {
+        planDir = await createPrivatePlanDir();
+        planFile = planDir.planFile;
+        const outcome = await planStep(session, context, planFile);
+        throwIfInterrupted(session.guard, 'terraform plan');
+        if (outcome === 'no-changes') {
+          context.progress.info(
+            'No changes: the infrastructure matches the configuration. Nothing to apply.',
+          );
+          return { status: 'no-changes', exitCode: ExitCode.ok };
+        }
+      }
+      const evaluated = await evaluateStep(session, options, context, session.terraform.showJson(planFile));
+      if (!evaluated.proceed) {
+        context.progress.info('Blocked: nothing was applied.');
+        return withEvaluation({ status: 'blocked', exitCode: ExitCode.blocked }, evaluated);
+      }
+      await applyStep(session, context, planFile);
+      return withEvaluation({ status: 'applied', exitCode: ExitCode.ok }, evaluated);
+    } finally {
+      await planDir?.dispose();
+    }
+  });
+}
+
+async function applyStep(session: WrapperSession, context: WrapperContext, planFile: string): Promise<void> {
+  try {
+    await context.progress.step(
+      `${session.terraform.binary.command} apply`,
+      () => session.terraform.apply(planFile, session.args.apply),
+      { live: true },
+    );
+  } catch (error) {
+    throwIfInterrupted(session.guard, 'terraform apply', error);
+    throw error;
+  }
+}
+
+function withEvaluation(result: WrapperResult, evaluated: Evaluated): WrapperResult {
+  return evaluated.result ? { ...result, evaluation: evaluated.result } : result;
+}

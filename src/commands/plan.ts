@@ -1,0 +1,277 @@
+// `tfgate plan`: terraform plan into a private file → show -json streamed into the evaluator → reports.
+// `tfgate apply` (apply.ts) runs the same steps and then applies the saved plan when nothing blocks.
+import { copyFile, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { z } from 'zod';
+import {
+  ExitCode,
+  isTfgateError,
+  NoDecisionError,
+  TerraformError,
+  type TfgateError,
+  UsageError,
+} from '../errors/index.js';
+import { type EvaluationResult, SEVERITIES } from '../model/index.js';
+import type { PlanSource } from '../plan/index.js';
+import { emitReports, type ReportTarget } from '../report/index.js';
+import {
+  createPrivatePlanDir,
+  type PassThroughArgs,
+  type PrivatePlanDir,
+  parsePassThrough,
+  SignalGuard,
+  Terraform,
+} from '../terraform/index.js';
+import type { PlanEvaluator } from './evaluator.js';
+
+/** What commands report progress through; src/cli/progress.ts implements it, silentProgress does nothing. */
+export interface ProgressReporter {
+  step<T>(label: string, run: () => Promise<T>, options?: { live?: boolean }): Promise<T>;
+  info(message: string): void;
+  warn(message: string): void;
+  banner(message: string): void;
+}
+
+/** Flags shared by `tfgate plan` and `tfgate apply`, after the CLI has merged flags and environment. */
+export const wrapperOptionsSchema = z.object({
+  /** terraform | tofu | a path; undefined falls back to TFGATE_TERRAFORM_BIN, then terraform. */
+  terraformBin: z.string().min(1).optional(),
+  /** tfgate's --chdir; `-chdir=` among the pass-through arguments is the other way to say it. */
+  chdir: z.string().min(1).optional(),
+  /** Everything after `--`: terraform plan flags. */
+  terraformArgs: z.array(z.string()).default([]),
+  minSeverity: z.enum(SEVERITIES).default('low'),
+  /** Report findings and go ahead anyway, saying so loudly. */
+  advisory: z.boolean().default(false),
+  reports: z
+    .array(
+      z.object({
+        format: z.enum(['text', 'json', 'markdown', 'sarif', 'junit']),
+        path: z.string().optional(),
+      }),
+    )
+    .default([{ format: 'text' }]),
+});
+export type WrapperOptions = z.input<typeof wrapperOptionsSchema>;
+
+export const planOptionsSchema = wrapperOptionsSchema.extend({
+  /** Keep the evaluated plan here (written whole, only when it may be applied) for a later apply. */
+  out: z.string().min(1).optional(),
+});
+export type PlanOptions = z.input<typeof planOptionsSchema>;
+
+/** What a command needs from its caller: how to get an evaluator, and where output goes. */
+export interface WrapperContext {
+  /** Opened before planning, so a bad bundle or key fails before terraform runs. */
+  openEvaluator: () => Promise<PlanEvaluator>;
+  progress: ProgressReporter;
+  stdout: { write(chunk: string): unknown; isTTY?: boolean };
+  env: NodeJS.ProcessEnv;
+  /** Colour for reports on stdout and for terraform (false adds -no-color). */
+  color: boolean;
+}
+
+export type WrapperStatus = 'no-changes' | 'passed' | 'blocked' | 'advisory' | 'applied';
+
+export interface WrapperResult {
+  status: WrapperStatus;
+  exitCode: ExitCode;
+  evaluation?: EvaluationResult;
+  /** `tfgate plan --out`: where the plan was kept, when it was. */
+  planFile?: string;
+}
+
+/** One run of the wrapper: terraform, its arguments, the evaluator and the signal guard, disposed together. */
+export interface WrapperSession {
+  terraform: Terraform;
+  args: PassThroughArgs;
+  evaluator: PlanEvaluator;
+  guard: SignalGuard;
+}
+
+type NormalizedWrapperOptions = z.output<typeof wrapperOptionsSchema>;
+
+/** Install the signal guard, identify terraform, split the arguments, open the evaluator; dispose on exit. */
+export async function withSession<T>(
+  options: NormalizedWrapperOptions,
+  context: WrapperContext,
+  run: (session: WrapperSession) => Promise<T>,
+): Promise<T> {
+  const guard = SignalGuard.install();
+  try {
+    const probe = await Terraform.open({ bin: options.terraformBin, env: context.env });
+    const args = parsePassThrough(options.terraformArgs, probe.binary.product);
+    if (options.chdir !== undefined && args.chdir !== undefined && options.chdir !== args.chdir) {
+      throw new UsageError(
+        'conflicting_chdir',
+        `--chdir ${options.chdir} and -chdir=${args.chdir} disagree`,
+        {
+          hint: 'give the directory once, as --chdir <dir> or as -chdir=<dir> after --',
+        },
+      );
+    }
+    const machineReportOnStdout = options.reports.some(
+      (r) => r.path === undefined && r.format !== 'text' && r.format !== 'markdown',
+    );
+    const terraform = await Terraform.open({
+      binary: probe.binary,
+      chdir: options.chdir ?? args.chdir,
+      env: context.env,
+      // A JSON/SARIF/JUnit report on stdout must stay parseable: terraform's output moves to stderr.
+      stdout: machineReportOnStdout ? 'stderr' : 'stdout',
+      color: context.color,
+      guard,
+    });
+    const evaluator = await context.progress.step('Load policy', context.openEvaluator);
+    context.progress.info(`using ${terraform.description}; deciding with ${evaluator.description}`);
+    return await run({ terraform, args, evaluator, guard });
+  } finally {
+    guard.dispose();
+  }
+}
+
+/** Throw the right "interrupted" error once a signal arrived: nothing further may run. */
+export function throwIfInterrupted(guard: SignalGuard, during: string, cause?: unknown): void {
+  if (guard.received === undefined) return;
+  throw new TerraformError('interrupted', `interrupted by ${guard.received} during ${during}`, {
+    hint:
+      during === 'terraform apply'
+        ? 'terraform stopped and released its lock; the apply may be partial: run `terraform plan` to see what remains'
+        : 'terraform stopped and released its lock; nothing was applied',
+    cause,
+  });
+}
+
+/** `terraform plan -detailed-exitcode` into `planFile`; an interrupt or an errored plan throws. */
+export async function planStep(session: WrapperSession, context: WrapperContext, planFile: string) {
+  try {
+    return await context.progress.step(
+      `${session.terraform.binary.command} plan`,
+      () => session.terraform.plan(planFile, session.args.plan),
+      { live: true },
+    );
+  } catch (error) {
+    throwIfInterrupted(session.guard, 'terraform plan', error);
+    throw error;
+  }
+}
+
+export interface Evaluated {
+  result: EvaluationResult | undefined;
+  /** True when terraform may go ahead: a pass, or advisory mode (whatever the decision). */
+  proceed: boolean;
+  exitCode: ExitCode;
+}
+
+/**
+ * Stream the saved plan into the evaluator, print the reports, and decide. Fail closed: an error here
+ * means no decision (exit 4), unless --advisory asked to go ahead anyway, which is said loudly.
+ */
+export async function evaluateStep(
+  session: WrapperSession,
+  options: NormalizedWrapperOptions,
+  context: WrapperContext,
+  source: PlanSource,
+): Promise<Evaluated> {
+  let result: EvaluationResult;
+  try {
+    result = await context.progress.step(`Evaluate plan (${session.evaluator.description})`, () =>
+      session.evaluator.evaluate(source, options.minSeverity),
+    );
+  } catch (error) {
+    throwIfInterrupted(session.guard, 'evaluation', error);
+    const failure = asNoDecision(error);
+    if (!options.advisory) throw failure;
+    context.progress.banner(
+      `ADVISORY MODE: no decision could be reached (${failure.message}); going ahead anyway because --advisory was given`,
+    );
+    return { result: undefined, proceed: true, exitCode: ExitCode.ok };
+  }
+  await emitReports(
+    { kind: 'evaluation', result, advisory: options.advisory },
+    options.reports as ReportTarget[],
+    { stdout: context.stdout, color: context.color, env: context.env },
+  );
+  throwIfInterrupted(session.guard, 'evaluation');
+  if (result.decision === 'pass') return { result, proceed: true, exitCode: ExitCode.ok };
+  if (options.advisory) {
+    context.progress.banner(
+      `ADVISORY MODE: ${result.findings.length} finding(s) block this plan, but tfgate goes ahead because --advisory was given`,
+    );
+    return { result, proceed: true, exitCode: ExitCode.ok };
+  }
+  return { result, proceed: false, exitCode: ExitCode.blocked };
+}
+
+/** Terraform's failure stays a terraform failure (exit 2); anything else in evaluation means no decision. */
+function asNoDecision(error: unknown): TfgateError {
+  if (isTfgateError(error) && (error.exitCode === ExitCode.noDecision || error instanceof TerraformError))
+    return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new NoDecisionError('evaluation_failed', `the plan could not be evaluated: ${message}`, {
+    hint: 'nothing was applied; fix the cause and run again, or pass --advisory to go ahead without a decision',
+    cause: error,
+  });
+}
+
+/** `tfgate plan [--out <file>]`: plan, evaluate, report; keep the plan only when it may be applied. */
+export async function runPlan(input: PlanOptions, context: WrapperContext): Promise<WrapperResult> {
+  const options = planOptionsSchema.parse(input);
+  // A stale plan at --out must not survive a failed or blocked run: someone might apply it.
+  if (options.out !== undefined) await rm(options.out, { force: true });
+  return withSession(options, context, async (session) => {
+    let planDir: PrivatePlanDir | undefined;
+    try {
+      planDir = await createPrivatePlanDir();
+      const outcome = await planStep(session, context, planDir.planFile);
+      throwIfInterrupted(session.guard, 'terraform plan');
+      if (outcome === 'no-changes') {
+        context.progress.info(
+          'No changes: the infrastructure matches the configuration. Nothing to evaluate.',
+        );
+        const kept = options.out === undefined ? undefined : await keepPlan(planDir.planFile, options.out);
+        return { status: 'no-changes', exitCode: ExitCode.ok, ...(kept ? { planFile: kept } : {}) };
+      }
+      const evaluated = await evaluateStep(
+        session,
+        options,
+        context,
+        session.terraform.showJson(planDir.planFile),
+      );
+      const status: WrapperStatus = evaluated.proceed
+        ? evaluated.result?.decision === 'pass'
+          ? 'passed'
+          : 'advisory'
+        : 'blocked';
+      let planFile: string | undefined;
+      if (evaluated.proceed && options.out !== undefined) {
+        planFile = await keepPlan(planDir.planFile, options.out);
+        context.progress.info(`Saved the evaluated plan to ${planFile}`);
+      }
+      return {
+        status,
+        exitCode: evaluated.exitCode,
+        ...(evaluated.result ? { evaluation: evaluated.result } : {}),
+        ...(planFile ? { planFile } : {}),
+      };
+    } finally {
+      await planDir?.dispose();
+    }
+  });
+}
+
+/** Copy beside the target, then rename: the kept plan is whole or absent, never half-written. */
+async function keepPlan(from: string, to: string): Promise<string> {
+  const temp = join(dirname(to), `.${basename(to)}.${process.pid}.tmp`);
+  try {
+    await copyFile(from, temp);
+    await rename(temp, to);
+    return to;
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw new UsageError('plan_not_saved', `could not save the plan to ${to}: ${(error as Error).message}`, {
+      hint: 'check that the directory exists and is writable',
+      cause: error,
+    });
+  }
+}
