@@ -1,7 +1,7 @@
 // The bundle route: a verified bundle's policy.wasm and data, evaluated in process, with no service call.
 import { readFile } from 'node:fs/promises';
 import type { PlanEvaluator } from '../../commands/evaluator.js';
-import { UsageError } from '../../errors/index.js';
+import { BundleVerificationError } from '../../errors/index.js';
 import type { EvaluationResult, Severity } from '../../model/index.js';
 import { readPlan } from '../../plan/index.js';
 import type { PlanSource } from '../../plan/source.js';
@@ -57,13 +57,15 @@ export class BundleEvaluator implements PlanEvaluator {
   }
 }
 
-/** Read a file the user named, turning "not found" into a usage error that names the flag's file. */
-export async function readInput(path: string, what: string): Promise<Buffer> {
+/** Read the bundle or key; one that cannot be read cannot be verified, so there is no decision (exit 4). */
+export async function readInput(path: string, what: 'bundle' | 'public key'): Promise<Buffer> {
   try {
     return await readFile(path);
   } catch (error) {
-    throw new UsageError('file_unreadable', `cannot read the ${what} ${path}: ${(error as Error).message}`, {
-      cause: error,
-    });
+    throw new BundleVerificationError(
+      what === 'bundle' ? 'bundle_unreadable' : 'public_key_unreadable',
+      `cannot read the ${what} ${path}: ${(error as Error).message}`,
+      { cause: error },
+    );
   }
 }

@@ -24,19 +24,23 @@ export function loadSigningKey(pem: string | Buffer, source = 'the signing key')
   return key;
 }
 
-/** Parse a PEM public key (SPKI "PUBLIC KEY", PKCS#1 "RSA PUBLIC KEY", or a certificate). */
+/** Parse a PEM public key (SPKI, PKCS#1 or a certificate). A bad key means no verification: exit 4. */
 export function loadVerificationKey(pem: string | Buffer, source = 'the public key'): KeyObject {
   const text = pem.toString();
   if (/-----BEGIN (RSA |EC |ENCRYPTED )?PRIVATE KEY-----/.test(text)) {
-    throw new UsageError('invalid_public_key', `${source} is a private key; pass the public key`, {
-      hint: 'derive it with: openssl pkey -in signing.pem -pubout -out public.pem',
-    });
+    throw new BundleVerificationError(
+      'invalid_public_key',
+      `${source} is a private key; pass the public key`,
+      {
+        hint: 'derive it with: openssl pkey -in signing.pem -pubout -out public.pem',
+      },
+    );
   }
   let key: KeyObject;
   try {
     key = createPublicKey(text);
   } catch (error) {
-    throw new UsageError('invalid_public_key', `${source} is not a PEM public key`, {
+    throw new BundleVerificationError('invalid_public_key', `${source} is not a PEM public key`, {
       hint: 'pass the platform public key (GET /v1/analysis/conformance/public-key with Accept: application/x-pem-file)',
       cause: error,
     });

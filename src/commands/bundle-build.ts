@@ -1,0 +1,109 @@
+// `tfgate bundle build`: the package's design and the shipped policy, signed into an OPA bundle.
+import { randomBytes } from 'node:crypto';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { z } from 'zod';
+import { loadDesign } from '../design/index.js';
+import { UsageError } from '../errors/index.js';
+import { parseOptions } from '../options/common.js';
+import { buildBundle, loadSigningKey, publicKeyPem, verifyBundle } from '../policy/bundle/index.js';
+
+export const bundleBuildOptionsSchema = z.object({
+  design: z.string().min(1),
+  /** Path of the PEM private key (RSA). */
+  signingKey: z.string().min(1),
+  keyId: z.string().min(1).optional(),
+  /** The signature's scope claim; defaults to the package id. */
+  scope: z.string().min(1).optional(),
+  revision: z.string().min(1).optional(),
+  output: z.string().min(1),
+  /** Where policy/tfgate/*.rego and policy.wasm are; defaults to the policy that ships with tfgate. */
+  policyDir: z.string().min(1).optional(),
+});
+export type BundleBuildOptions = z.input<typeof bundleBuildOptionsSchema>;
+
+export interface BundleBuildFlags {
+  design?: string;
+  signingKey?: string;
+  keyId?: string;
+  scope?: string;
+  revision?: string;
+  output?: string;
+}
+
+/** Flags and environment → validated options. TFGATE_SIGNING_KEY names the key file when the flag is absent. */
+export function resolveBundleBuildOptions(flags: BundleBuildFlags, env: NodeJS.ProcessEnv) {
+  return parseOptions(
+    bundleBuildOptionsSchema,
+    { ...flags, signingKey: flags.signingKey ?? (env.TFGATE_SIGNING_KEY || undefined) },
+    {
+      design: '--design',
+      signingKey: '--signing-key',
+      output: '--output',
+      keyId: '--key-id',
+      scope: '--scope',
+    },
+  );
+}
+
+export interface BundleBuildResult {
+  path: string;
+  packageId: string;
+  revision: string;
+  keyId: string | undefined;
+  scope: string | undefined;
+  bytes: number;
+  files: Array<{ name: string; size: number; sha256: string }>;
+}
+
+export async function runBundleBuild(input: BundleBuildOptions): Promise<BundleBuildResult> {
+  const options = bundleBuildOptionsSchema.parse(input);
+  const design = await loadDesign(options.design);
+  const signingKeyPem = await readFile(options.signingKey).catch((error: unknown) => {
+    throw new UsageError(
+      'file_unreadable',
+      `cannot read the signing key ${options.signingKey}: ${(error as Error).message}`,
+      {
+        cause: error,
+      },
+    );
+  });
+  const bundle = await buildBundle({
+    design,
+    signingKeyPem,
+    keyId: options.keyId,
+    scope: options.scope,
+    revision: options.revision,
+    policyDir: options.policyDir,
+  });
+  // Verify what we are about to publish with the key's own public half: a bundle we cannot verify is never written.
+  const verified = await verifyBundle(bundle, {
+    publicKeyPem: publicKeyPem(loadSigningKey(signingKeyPem)),
+    scope: options.scope ?? design.package_id,
+  });
+  await writeBytesAtomic(options.output, bundle);
+  return {
+    path: options.output,
+    packageId: verified.packageId,
+    revision: verified.revision,
+    keyId: verified.keyId,
+    scope: verified.scope,
+    bytes: bundle.length,
+    files: verified.files,
+  };
+}
+
+/** The bundle is whole or absent: a temporary file beside the target, then rename. */
+export async function writeBytesAtomic(path: string, bytes: Uint8Array): Promise<void> {
+  const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    await writeFile(temp, bytes, { mode: 0o644 });
+    await rename(temp, path);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw new UsageError('output_not_written', `could not write ${path}: ${(error as Error).message}`, {
+      hint: 'check that the directory exists and is writable',
+      cause: error,
+    });
+  }
+}

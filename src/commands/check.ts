@@ -1,0 +1,172 @@
+// `tfgate check`: evaluate an existing plan (no terraform run) with exactly one plan input and one route.
+import { access, constants } from 'node:fs/promises';
+import { z } from 'zod';
+import { InvalidPlanError, UsageError } from '../errors/index.js';
+import {
+  advisorySchema,
+  envBoolean,
+  minSeveritySchema,
+  parseOptions,
+  reportTargetsFromFlags,
+  reportTargetsSchema,
+} from '../options/common.js';
+import { fileSource, type PlanSource, stdinSource } from '../plan/index.js';
+import { BundleEvaluator } from '../policy/bundle/index.js';
+import type { PlanEvaluator } from './evaluator.js';
+import { evaluatePlan, type PipelineOutcome } from './pipeline.js';
+
+/** Where the plan comes from. Add a member here for another input (e.g. --plan-file, via terraform show). */
+export const planInputSchema = z.discriminatedUnion('kind', [
+  /** `terraform show -json` output in a file, or "-" for stdin. */
+  z.object({ kind: z.literal('plan-json'), path: z.string().min(1) }),
+]);
+export type PlanInputOption = z.output<typeof planInputSchema>;
+
+/** Who decides. Add a member here for another route (e.g. the service: --package/--base-url). */
+export const routeSchema = z.discriminatedUnion('kind', [
+  z
+    .object({
+      kind: z.literal('bundle'),
+      bundle: z.string().min(1),
+      publicKey: z.string().min(1).optional(),
+      /** INSECURE opt-in: accept a bundle without .signatures.json (warned about on stderr every time). */
+      allowUnsigned: z.boolean().default(false),
+      /** Refuse a bundle built for another package. */
+      packageId: z.string().min(1).optional(),
+    })
+    .refine((r) => r.publicKey !== undefined || r.allowUnsigned, {
+      message: 'a bundle is verified with the platform public key: pass --public-key <pem>',
+      path: ['publicKey'],
+    }),
+]);
+export type RouteOption = z.output<typeof routeSchema>;
+
+export const checkOptionsSchema = z.object({
+  plan: planInputSchema,
+  route: routeSchema,
+  minSeverity: minSeveritySchema,
+  reports: reportTargetsSchema,
+  advisory: advisorySchema,
+});
+export type CheckOptions = z.input<typeof checkOptionsSchema>;
+
+/** The flags as commander hands them over (repeatable ones as arrays). */
+export interface CheckFlags {
+  planJson?: string;
+  bundle?: string;
+  publicKey?: string;
+  allowUnsignedBundleINSECURE?: boolean;
+  package?: string;
+  minSeverity?: string;
+  format?: string[];
+  output?: string[];
+  advisory?: boolean;
+}
+
+const FLAG_NAMES: Record<string, string> = {
+  'plan.path': '--plan-json',
+  'route.bundle': '--bundle',
+  'route.publicKey': '--public-key',
+  'route.packageId': '--package',
+  minSeverity: '--min-severity',
+  reports: '--format/--output',
+};
+
+/** Flags and environment → validated options, in one place. Flags win over the environment. */
+export function resolveCheckOptions(
+  flags: CheckFlags,
+  env: NodeJS.ProcessEnv,
+): z.output<typeof checkOptionsSchema> {
+  const planInputs = [flags.planJson !== undefined && '--plan-json'].filter(Boolean);
+  if (planInputs.length !== 1) {
+    throw new UsageError('plan_input_required', 'give exactly one plan input: --plan-json <file|->', {
+      hint: 'e.g. terraform show -json plan.out > plan.json && tfgate check --plan-json plan.json ...',
+    });
+  }
+  const routes = [flags.bundle !== undefined && '--bundle'].filter(Boolean);
+  if (routes.length !== 1) {
+    throw new UsageError(
+      'route_required',
+      'give exactly one route: --bundle <bundle.tar.gz> --public-key <pem>',
+      {
+        hint: 'get both with `tfgate bundle pull`, or build one with `tfgate bundle build`',
+      },
+    );
+  }
+  return parseOptions(
+    checkOptionsSchema,
+    {
+      plan: { kind: 'plan-json', path: flags.planJson },
+      route: {
+        kind: 'bundle',
+        bundle: flags.bundle,
+        publicKey: flags.publicKey ?? nonEmpty(env.TFGATE_PUBLIC_KEY),
+        allowUnsigned: flags.allowUnsignedBundleINSECURE ?? false,
+        packageId: flags.package,
+      },
+      minSeverity: flags.minSeverity ?? nonEmpty(env.TFGATE_MIN_SEVERITY),
+      reports: reportTargetsFromFlags(flags.format, flags.output),
+      advisory: flags.advisory ?? envBoolean(env, 'TFGATE_ADVISORY'),
+    },
+    FLAG_NAMES,
+  );
+}
+
+export interface CheckContext {
+  stdout: { write(chunk: string): unknown; isTTY?: boolean };
+  stderr: { write(chunk: string): unknown };
+  env: NodeJS.ProcessEnv;
+  color: boolean;
+}
+
+export async function runCheck(input: CheckOptions, context: CheckContext): Promise<PipelineOutcome> {
+  const options = checkOptionsSchema.parse(input);
+  // The evaluator first: a bad bundle or key is refused before any plan byte is read.
+  const evaluator = await openEvaluator(options.route, context);
+  const source = await planSource(options.plan);
+  return evaluatePlan({
+    source,
+    evaluator,
+    minSeverity: options.minSeverity,
+    reports: options.reports,
+    advisory: options.advisory,
+    stdout: context.stdout,
+    stderr: context.stderr,
+    color: context.color,
+    env: context.env,
+  });
+}
+
+/** A plan that cannot be read leaves nothing to decide on: exit 4, naming the file. */
+export async function planSource(plan: PlanInputOption): Promise<PlanSource> {
+  switch (plan.kind) {
+    case 'plan-json':
+      if (plan.path === '-') return stdinSource();
+      await access(plan.path, constants.R_OK).catch((error: unknown) => {
+        throw new InvalidPlanError(`cannot read the plan ${plan.path}: ${(error as Error).message}`, {
+          hint: 'pass the output of `terraform show -json <planfile>` (or - to read it from stdin)',
+          cause: error,
+        });
+      });
+      return fileSource(plan.path);
+  }
+}
+
+export async function openEvaluator(
+  route: RouteOption,
+  context: Pick<CheckContext, 'stderr'>,
+): Promise<PlanEvaluator> {
+  switch (route.kind) {
+    case 'bundle':
+      return BundleEvaluator.open(route.bundle, {
+        publicKeyPath: route.publicKey,
+        allowUnsigned: route.allowUnsigned,
+        expectedPackageId: route.packageId,
+        warn: (message) => context.stderr.write(`${message}\n`),
+      });
+  }
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}

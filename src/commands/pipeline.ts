@@ -1,0 +1,39 @@
+// The decision pipeline, top to bottom: read and evaluate the plan → render the reports → decide → exit code.
+import { ExitCode } from '../errors/index.js';
+import type { EvaluationResult, Severity } from '../model/index.js';
+import type { PlanSource } from '../plan/index.js';
+import { emitReports, type ReportTarget } from '../report/index.js';
+import type { PlanEvaluator } from './evaluator.js';
+
+export interface PipelineOptions {
+  source: PlanSource;
+  evaluator: PlanEvaluator;
+  minSeverity: Severity;
+  /** Each report goes to stdout (no path) or to its file, written whole (temp + rename). */
+  reports: readonly ReportTarget[];
+  /** A block is reported, and said loudly on stderr, but exits 0. Errors still throw. */
+  advisory: boolean;
+  stdout: { write(chunk: string): unknown; isTTY?: boolean };
+  stderr: { write(chunk: string): unknown };
+  color: boolean;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface PipelineOutcome {
+  result: EvaluationResult;
+  /** 0 pass (or advisory), 3 blocked. No decision is a thrown TfgateError (exit 4), never an outcome. */
+  exitCode: ExitCode;
+}
+
+export async function evaluatePlan(options: PipelineOptions): Promise<PipelineOutcome> {
+  const result = await options.evaluator.evaluate(options.source, options.minSeverity);
+  await emitReports({ kind: 'evaluation', result, advisory: options.advisory }, options.reports, options);
+  if (result.decision === 'pass') return { result, exitCode: ExitCode.ok };
+  if (options.advisory) {
+    options.stderr.write(
+      `ADVISORY MODE: ${result.findings.length} finding(s) would block at min severity ${result.min_severity}; not enforced because --advisory was given\n`,
+    );
+    return { result, exitCode: ExitCode.ok };
+  }
+  return { result, exitCode: ExitCode.blocked };
+}

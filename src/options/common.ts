@@ -1,0 +1,72 @@
+// Option pieces shared by commands: severity, reports (--format/--output), advisory, and turning a zod
+// failure into a usage error that names the flag.
+import { z } from 'zod';
+import { UsageError } from '../errors/index.js';
+import { SEVERITIES } from '../model/index.js';
+import { REPORT_FORMATS, reportTargets } from '../report/index.js';
+
+export const severitySchema = z.enum(SEVERITIES);
+
+/** The contract's default: `low`, so any finding blocks. */
+export const minSeveritySchema = severitySchema.default('low');
+
+export const reportFormatSchema = z.enum(REPORT_FORMATS);
+
+/** One report: a format, written to `path` (atomically) or to stdout when path is absent. */
+export const reportTargetSchema = z.object({
+  format: reportFormatSchema,
+  path: z.string().min(1).optional(),
+});
+
+/** At most one report may go to stdout, or they would interleave. */
+export const reportTargetsSchema = z
+  .array(reportTargetSchema)
+  .min(1)
+  .default([{ format: 'text' }])
+  .refine((targets) => targets.filter((t) => t.path === undefined).length <= 1, {
+    message: 'only one report can go to stdout; give each other --format an --output <file>',
+  });
+export type ReportTargets = z.output<typeof reportTargetsSchema>;
+
+/** Report findings but never block, saying so loudly. Errors still fail: advisory is not "ignore errors". */
+export const advisorySchema = z.boolean().default(false);
+
+/** Commander's collector for repeatable options (`--format a --format b`). */
+export function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+/** `--format` and `--output` flags (paired by position) as report targets. */
+export function reportTargetsFromFlags(formats: readonly string[] = [], outputs: readonly string[] = []) {
+  return reportTargets(formats, outputs);
+}
+
+/** A boolean from the environment: 1/true/yes or 0/false/no (any case); anything else is a usage error. */
+export function envBoolean(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
+  const value = env[name];
+  if (value === undefined || value === '') return undefined;
+  if (/^(1|true|yes)$/i.test(value)) return true;
+  if (/^(0|false|no)$/i.test(value)) return false;
+  throw new UsageError('invalid_environment', `${name}=${value} is not a boolean`, {
+    hint: `set ${name} to true or false`,
+  });
+}
+
+/**
+ * Validate options with a schema; a failure becomes one UsageError naming each offending flag.
+ * `flagNames` maps an option path ("route.publicKey") to how the user wrote it ("--public-key").
+ */
+export function parseOptions<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+  flagNames: Readonly<Record<string, string>> = {},
+): z.output<S> {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => {
+    const path = issue.path.join('.');
+    const flag = flagNames[path] ?? (path === '' ? 'options' : path);
+    return `${flag}: ${issue.message}`;
+  });
+  throw new UsageError('invalid_option', problems.join('; '), { hint: 'run with --help to see the options' });
+}
