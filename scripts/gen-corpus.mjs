@@ -224,14 +224,18 @@ function writeAtomic(path, text) {
 }
 
 /** States are linted with the rest of the tree (plans are not), so write them as biome formats them. */
-function formatWithBiome(path) {
+function formatWithBiome(text, name) {
   const biome = join(root, 'node_modules', '@biomejs', 'biome', 'bin', 'biome');
-  if (!existsSync(biome)) return;
-  const result = spawnSync(process.execPath, [biome, 'format', '--write', path], {
+  if (!existsSync(biome)) return text;
+  const stdinPath = join('test', 'fixtures', 'states', `${name}.json`);
+  const result = spawnSync(process.execPath, [biome, 'format', `--stdin-file-path=${stdinPath}`], {
     cwd: root,
+    input: text,
     encoding: 'utf8',
+    maxBuffer: 512 * 1024 * 1024,
   });
-  if (result.status !== 0) throw new Error(`biome format ${path} failed:\n${result.stderr}${result.stdout}`);
+  if (result.status !== 0) throw new Error(`biome format of the ${name} state failed:\n${result.stderr}`);
+  return result.stdout;
 }
 
 export function generate(options) {
@@ -257,8 +261,10 @@ export function generate(options) {
     writeAtomic(join(options.plansDir, `${name}.json`), planOut);
     if (scenario.state && state) {
       const statePath = join(options.statesDir, `${name}.json`);
-      writeAtomic(statePath, `${JSON.stringify(retype ? retypeDocument(state, retype) : state)}\n`);
-      formatWithBiome(statePath);
+      writeAtomic(
+        statePath,
+        formatWithBiome(JSON.stringify(retype ? retypeDocument(state, retype) : state), name),
+      );
     }
     console.log(`${name}: ${((Date.now() - started) / 1000).toFixed(1)} s`);
   }
