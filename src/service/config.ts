@@ -1,0 +1,180 @@
+// The service's settings: every flag has an environment variable, normalised by one zod schema.
+import { z } from 'zod';
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const SIZE_UNITS: Record<string, number> = {
+  '': 1,
+  b: 1,
+  kb: 1000,
+  mb: 1000 ** 2,
+  gb: 1000 ** 3,
+  kib: 1024,
+  mib: 1024 ** 2,
+  gib: 1024 ** 3,
+};
+
+/** "15m", "30s", "500ms", "2h"; a bare number is seconds. */
+export const durationSchema = z.union([z.number().nonnegative(), z.string()]).transform((value, ctx) => {
+  if (typeof value === 'number') return value * 1000;
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/i.exec(value);
+  if (!match) {
+    ctx.addIssue({ code: 'custom', message: `"${value}" is not a duration; use e.g. 500ms, 30s, 15m or 1h` });
+    return z.NEVER;
+  }
+  return Math.round(Number(match[1]) * DURATION_UNITS[(match[2] ?? 's').toLowerCase()]!);
+});
+
+/** "512MiB", "1GiB", "100MB"; a bare number is bytes. */
+export const sizeSchema = z.union([z.number().int().positive(), z.string()]).transform((value, ctx) => {
+  if (typeof value === 'number') return value;
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([kmg]i?b|b)?\s*$/i.exec(value);
+  if (!match) {
+    ctx.addIssue({ code: 'custom', message: `"${value}" is not a size; use e.g. 1048576, 100MB or 512MiB` });
+    return z.NEVER;
+  }
+  return Math.round(Number(match[1]) * SIZE_UNITS[(match[2] ?? '').toLowerCase()]!);
+});
+
+/** Each setting: its flag, its environment variable, its default and what it does (the --help text). */
+export const SERVE_SETTINGS = [
+  {
+    key: 'host',
+    flag: '--host <host>',
+    env: 'TFGATE_HOST',
+    default: '127.0.0.1',
+    help: 'address to listen on',
+  },
+  {
+    key: 'port',
+    flag: '--port <port>',
+    env: 'TFGATE_PORT',
+    default: '8080',
+    help: 'port to listen on (0 picks a free one)',
+  },
+  {
+    key: 'dataDir',
+    flag: '--data-dir <dir>',
+    env: 'TFGATE_DATA_DIR',
+    default: './.tfgate/data',
+    help: 'embedded store (PGlite) and signing key directory; ignored with --database-url',
+  },
+  {
+    key: 'databaseUrl',
+    flag: '--database-url <url>',
+    env: 'TFGATE_DATABASE_URL',
+    default: undefined,
+    help: 'PostgreSQL connection string (also DATABASE_URL); many instances may share one database',
+  },
+  {
+    key: 'driftInterval',
+    flag: '--drift-interval <duration>',
+    env: 'TFGATE_DRIFT_INTERVAL',
+    default: '15m',
+    help: 'how often each approved package with observed state gets a scheduled drift check (0 turns it off)',
+  },
+  {
+    key: 'driftCheckTimeout',
+    flag: '--drift-check-timeout <duration>',
+    env: 'TFGATE_DRIFT_CHECK_TIMEOUT',
+    default: '30s',
+    help: 'time limit of one drift check; a gate whose check runs past it answers 504 drift_check_timeout',
+  },
+  {
+    key: 'maxBody',
+    flag: '--max-body <size>',
+    env: 'TFGATE_MAX_BODY',
+    default: '512MiB',
+    help: 'largest plan or state upload; larger answers 413 payload_too_large',
+  },
+  {
+    key: 'rateLimit',
+    flag: '--rate-limit <per-second>',
+    env: 'TFGATE_RATE_LIMIT',
+    default: '100',
+    help: 'requests per second per API key, per instance (0 turns it off); over it answers 429 with Retry-After',
+  },
+  {
+    key: 'rateBurst',
+    flag: '--rate-burst <requests>',
+    env: 'TFGATE_RATE_BURST',
+    default: undefined,
+    help: 'requests a key may make at once before the rate limit applies (default: twice --rate-limit)',
+  },
+  {
+    key: 'requestTimeout',
+    flag: '--request-timeout <duration>',
+    env: 'TFGATE_REQUEST_TIMEOUT',
+    default: '5m',
+    help: 'time limit for receiving a whole request, body included',
+  },
+  {
+    key: 'shutdownTimeout',
+    flag: '--shutdown-timeout <duration>',
+    env: 'TFGATE_SHUTDOWN_TIMEOUT',
+    default: '30s',
+    help: 'on SIGTERM/SIGINT, how long in-flight requests may take to finish',
+  },
+  {
+    key: 'signingKeyFile',
+    flag: '--signing-key-file <pem>',
+    env: 'TFGATE_SIGNING_KEY_FILE',
+    default: undefined,
+    help: 'RSA private key (PEM) that signs bundles; default: generated on first start (data dir, or the database)',
+  },
+  {
+    key: 'instanceId',
+    flag: '--instance-id <id>',
+    env: 'TFGATE_INSTANCE_ID',
+    default: undefined,
+    help: 'name of this instance in logs and drift-check records (default: host name and pid)',
+  },
+  {
+    key: 'logLevel',
+    flag: '--log-level <level>',
+    env: 'TFGATE_LOG_LEVEL',
+    default: 'info',
+    help: 'info, warn, error or silent; logs are JSON lines on stdout',
+  },
+] as const;
+
+export const serveConfigSchema = z
+  .object({
+    host: z.string().min(1),
+    port: z.coerce.number().int().min(0).max(65535),
+    dataDir: z.string().min(1),
+    databaseUrl: z.string().min(1).optional(),
+    driftInterval: durationSchema,
+    driftCheckTimeout: durationSchema,
+    maxBody: sizeSchema,
+    rateLimit: z.coerce.number().nonnegative(),
+    rateBurst: z.coerce.number().int().positive().optional(),
+    requestTimeout: durationSchema,
+    shutdownTimeout: durationSchema,
+    signingKeyFile: z.string().min(1).optional(),
+    instanceId: z.string().min(1).optional(),
+    logLevel: z.enum(['info', 'warn', 'error', 'silent']),
+    /** From TFGATE_BOOTSTRAP_API_KEY only: a secret never goes on a command line. */
+    bootstrapApiKey: z.string().min(16, 'TFGATE_BOOTSTRAP_API_KEY must be at least 16 characters').optional(),
+    /** Largest JSON or design body (acknowledgements, admin calls, designs). */
+    maxJsonBody: sizeSchema.default(1024 * 1024),
+  })
+  .strict();
+
+export type ServeConfig = z.output<typeof serveConfigSchema>;
+export type ServeConfigInput = z.input<typeof serveConfigSchema>;
+
+/** Flags win over the environment, which wins over defaults. */
+export function resolveServeConfig(
+  flags: Partial<Record<string, unknown>>,
+  env: NodeJS.ProcessEnv = process.env,
+): ServeConfig {
+  const raw: Record<string, unknown> = {};
+  for (const setting of SERVE_SETTINGS) {
+    const fromEnv =
+      env[setting.env] ?? (setting.key === 'databaseUrl' ? env.DATABASE_URL : undefined) ?? undefined;
+    const value = flags[setting.key] ?? (fromEnv === '' ? undefined : fromEnv) ?? setting.default;
+    if (value !== undefined) raw[setting.key] = value;
+  }
+  if (env.TFGATE_BOOTSTRAP_API_KEY) raw.bootstrapApiKey = env.TFGATE_BOOTSTRAP_API_KEY;
+  return serveConfigSchema.parse(raw);
+}

@@ -1,0 +1,42 @@
+// Administration: accounts, plans and API keys (scope `admin`), plus the bootstrap key.
+import type { Store } from '../store/index.js';
+import { generateApiKey, generateKeyId, hashApiKey } from './api-keys.js';
+import type { ServiceContext } from './context.js';
+import { type AccountPlan, type Principal, SCOPES, type Scope } from './types.js';
+
+/** On a first start (no key at all), TFGATE_BOOTSTRAP_API_KEY becomes the `default` account's admin key. */
+export async function bootstrap(store: Store, bootstrapKey: string | undefined): Promise<boolean> {
+  if (!bootstrapKey) return false;
+  return store.bootstrap({
+    id: generateKeyId(),
+    name: 'bootstrap',
+    hash: hashApiKey(bootstrapKey),
+    scopes: [...SCOPES],
+  });
+}
+
+export function createAccount(ctx: ServiceContext, actor: Principal, name: string, plan: AccountPlan) {
+  return ctx.store.createAccount(name, plan, actor);
+}
+
+export function updateAccountPlan(ctx: ServiceContext, actor: Principal, name: string, plan: AccountPlan) {
+  return ctx.store.updateAccountPlan(name, plan, actor);
+}
+
+export async function createApiKey(
+  ctx: ServiceContext,
+  actor: Principal,
+  account: string,
+  name: string,
+  scopes: Scope[],
+): Promise<{ id: string; name: string; account: string; scopes: Scope[]; key: string }> {
+  const key = generateApiKey();
+  const id = generateKeyId();
+  const unique = [...new Set(scopes)];
+  await ctx.store.createApiKey(account, { id, name, hash: hashApiKey(key), scopes: unique }, actor);
+  return { id, name, account, scopes: unique, key };
+}
+
+export async function revokeApiKey(ctx: ServiceContext, actor: Principal, id: string): Promise<void> {
+  await ctx.store.revokeApiKey(id, actor);
+}

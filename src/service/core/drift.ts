@@ -1,0 +1,59 @@
+// A drift check: the engine's drift entrypoint over the observed state, reconciled into stored findings.
+import type { DetectedDrift } from '../../model/index.js';
+import type { DriftCheckOutcome, PackageRecord } from '../store/index.js';
+import type { ServiceContext } from './context.js';
+import { ServiceError } from './errors.js';
+
+export type DriftTrigger = 'scheduled' | 'refresh' | 'manual' | 'gate';
+
+function timeout(pkg: PackageRecord, limitMs: number): ServiceError {
+  return new ServiceError(
+    504,
+    'drift_check_timeout',
+    `the drift check of package "${pkg.packageId}" ran past its time limit of ${limitMs} ms; no decision was made. Retry, or ask the operator to raise --drift-check-timeout`,
+  );
+}
+
+export async function runDriftCheck(
+  ctx: ServiceContext,
+  pkg: PackageRecord,
+  trigger: DriftTrigger,
+): Promise<DriftCheckOutcome> {
+  const startedAt = new Date();
+  const limitMs = ctx.config.driftCheckTimeout;
+  const overdue = () => Date.now() - startedAt.getTime() >= limitMs;
+  let timer: NodeJS.Timeout | undefined;
+  const check = (async () => {
+    const state = await ctx.store.getObservedState(pkg);
+    if (!state) {
+      throw new ServiceError(
+        409,
+        'observed_state_missing',
+        `package "${pkg.packageId}" has no observed state, so drift cannot be checked; push it with \`tfgate state push --package ${pkg.packageId}\` (PUT /v1/analysis/conformance/packages/${pkg.packageId}/observed-state)`,
+      );
+    }
+    const engine = await ctx.engine();
+    const detected: DetectedDrift[] = engine.evaluateDrift(ctx.policyData(pkg.revision, pkg.design), {
+      resources: state.resources,
+    });
+    // A check that overran its limit rolls back: it is reported as a timeout, never as a result.
+    return ctx.store.recordDriftCheck(
+      pkg,
+      detected,
+      { revision: pkg.revision, trigger, instance: ctx.instanceId, startedAt },
+      () => {
+        if (overdue()) throw timeout(pkg, limitMs);
+      },
+    );
+  })();
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(timeout(pkg, limitMs)), limitMs);
+  });
+  // The check keeps running after a timeout only to roll itself back; its rejection is expected then.
+  check.catch(() => undefined);
+  try {
+    return await Promise.race([check, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

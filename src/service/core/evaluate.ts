@@ -1,0 +1,97 @@
+// Plan evaluation: the request body streamed into the plan reader, then the engine's plan entrypoint.
+import type { IncomingMessage } from 'node:http';
+import { isTfgateError } from '../../errors/index.js';
+import type { EvaluationResult, Severity } from '../../model/index.js';
+import { readObservedState, readPlan } from '../../plan/index.js';
+import { toEvaluationResult } from '../../policy/index.js';
+import type { PackageRecord } from '../store/index.js';
+import { limitedBody, payloadTooLarge } from './body.js';
+import type { ServiceContext } from './context.js';
+import { ServiceError } from './errors.js';
+import type { Principal } from './types.js';
+
+/** Turns the reader's error into the contract's 400, keeping where it failed (offset or path). */
+function invalidInput(error: unknown, code: 'invalid_plan' | 'invalid_state', what: string): unknown {
+  if (error instanceof ServiceError) return error;
+  if (isTfgateError(error)) {
+    return new ServiceError(400, code, error.hint ? `${error.message} (${error.hint})` : error.message, {
+      details: error.details,
+      cause: error,
+    });
+  }
+  if (error instanceof SyntaxError) {
+    return new ServiceError(400, code, `the body is not ${what}: ${error.message}`, { cause: error });
+  }
+  return error;
+}
+
+export async function evaluatePlanUpload(
+  ctx: ServiceContext,
+  principal: Principal,
+  pkg: PackageRecord,
+  req: IncomingMessage,
+  params: { minSeverity: Severity; failStatus: boolean },
+): Promise<{ status: 200 | 409; result: EvaluationResult }> {
+  const body = limitedBody(req, ctx.config.maxBody);
+  const engine = await ctx.engine();
+  let result: EvaluationResult;
+  try {
+    const plan = await readPlan(body.chunks, { description: 'the request body' });
+    result = toEvaluationResult(
+      pkg.packageId,
+      params.minSeverity,
+      engine.evaluatePlan(ctx.policyData(pkg.revision, pkg.design), plan),
+    );
+  } catch (error) {
+    if (body.exceeded()) throw payloadTooLarge(ctx.config.maxBody);
+    throw invalidInput(error, 'invalid_plan', 'a Terraform plan in JSON (terraform show -json <planfile>)');
+  }
+  await ctx.store.appendAudit({
+    event: 'plan_evaluated',
+    account: principal.account,
+    packagePk: pkg.pk,
+    packageId: pkg.packageId,
+    keyId: principal.keyId,
+    keyName: principal.keyName,
+    details: {
+      decision: result.decision,
+      min_severity: params.minSeverity,
+      fail_status: params.failStatus,
+      findings: result.findings.map((f) => f.id),
+      resource_changes: result.counts.resource_changes,
+    },
+  });
+  return { status: result.decision === 'block' && params.failStatus ? 409 : 200, result };
+}
+
+export function evaluationBlockedError(result: EvaluationResult): ServiceError {
+  return new ServiceError(
+    409,
+    'evaluation_blocked',
+    `the plan has ${result.findings.length} finding(s) at or above ${result.min_severity} against the approved design of "${result.package_id}"; do not apply it`,
+    { body: { ...result } },
+  );
+}
+
+export async function pushObservedState(
+  ctx: ServiceContext,
+  principal: Principal,
+  pkg: PackageRecord,
+  req: IncomingMessage,
+): Promise<{ package_id: string; resources: number; pushed_at: string }> {
+  const body = limitedBody(req, ctx.config.maxBody);
+  let state: Awaited<ReturnType<typeof readObservedState>>;
+  try {
+    state = await readObservedState(body.chunks, { description: 'the request body' });
+  } catch (error) {
+    if (body.exceeded()) throw payloadTooLarge(ctx.config.maxBody);
+    throw invalidInput(error, 'invalid_state', 'Terraform state in JSON (terraform show -json)');
+  }
+  const { pushedAt } = await ctx.store.putObservedState(
+    principal,
+    pkg,
+    state.resources,
+    state.terraform_version,
+  );
+  return { package_id: pkg.packageId, resources: state.resources.length, pushed_at: pushedAt };
+}

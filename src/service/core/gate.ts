@@ -1,0 +1,76 @@
+// The gate (interface §4.1): block on open findings at or above the threshold; acknowledged never block.
+import { type DriftFinding, type GateResult, type Severity, severityAtLeast } from '../../model/index.js';
+import type { PackageRecord } from '../store/index.js';
+import type { ServiceContext } from './context.js';
+import { runDriftCheck } from './drift.js';
+import { ServiceError } from './errors.js';
+import type { Principal } from './types.js';
+
+export interface GateParams {
+  failStatus: boolean;
+  minSeverity: Severity;
+  refresh: boolean;
+}
+
+export async function gate(
+  ctx: ServiceContext,
+  principal: Principal,
+  pkg: PackageRecord,
+  params: GateParams,
+): Promise<{ status: 200 | 409; result: GateResult }> {
+  let checkedAt = pkg.lastCheckRevision === pkg.revision ? pkg.lastCheckAt : null;
+  let refreshed = false;
+  // No check of the approved revision yet: run one first rather than decide on nothing.
+  if (params.refresh || checkedAt === null) {
+    checkedAt = (await runDriftCheck(ctx, pkg, params.refresh ? 'refresh' : 'gate')).checkedAt;
+    refreshed = true;
+  }
+  const findings = await ctx.store.unresolvedFindings(pkg);
+  const blocking: DriftFinding[] = [];
+  const acknowledged: DriftFinding[] = [];
+  let open = 0;
+  for (const finding of findings) {
+    if (finding.status === 'acknowledged') acknowledged.push(finding);
+    else if (finding.status === 'open') {
+      open++;
+      if (severityAtLeast(finding.severity, params.minSeverity)) blocking.push(finding);
+    }
+  }
+  const result: GateResult = {
+    package_id: pkg.packageId,
+    decision: blocking.length > 0 ? 'block' : 'pass',
+    min_severity: params.minSeverity,
+    refreshed,
+    drift_checked_at: checkedAt,
+    blocking,
+    acknowledged,
+    counts: { open, acknowledged: acknowledged.length, blocking: blocking.length },
+  };
+  await ctx.store.appendAudit({
+    event: 'gate_decided',
+    account: principal.account,
+    packagePk: pkg.pk,
+    packageId: pkg.packageId,
+    keyId: principal.keyId,
+    keyName: principal.keyName,
+    details: {
+      decision: result.decision,
+      min_severity: params.minSeverity,
+      fail_status: params.failStatus,
+      refreshed,
+      drift_checked_at: checkedAt,
+      blocking: blocking.map((f) => f.id),
+      acknowledged: acknowledged.map((f) => f.id),
+    },
+  });
+  return { status: result.decision === 'block' && params.failStatus ? 409 : 200, result };
+}
+
+export function gateBlockedError(result: GateResult): ServiceError {
+  return new ServiceError(
+    409,
+    'gate_blocked',
+    `package "${result.package_id}" has ${result.counts.blocking} open drift finding(s) at or above ${result.min_severity}; fix them or acknowledge them with a reason`,
+    { body: { ...result } },
+  );
+}

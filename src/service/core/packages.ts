@@ -1,0 +1,114 @@
+// Package management: the design document, approval, findings, acknowledgements and audit.
+import { designSchema, parseDesign } from '../../design/index.js';
+import { isTfgateError } from '../../errors/index.js';
+import type { DriftFinding, FindingStatus } from '../../model/index.js';
+import type { AuditRecord, PackageRecord } from '../store/index.js';
+import { canonicalJson, sha256Hex } from './canonical.js';
+import type { ServiceContext } from './context.js';
+import { ServiceError } from './errors.js';
+import type { Principal } from './types.js';
+
+export interface PackageView {
+  package_id: string;
+  name?: string;
+  revision: string;
+  approved: boolean;
+  approved_revision: string | null;
+  approved_at: string | null;
+  last_drift_check_at: string | null;
+  created_at: string;
+  updated_at: string;
+  design: unknown;
+}
+
+export function packageView(pkg: PackageRecord): PackageView {
+  const view: PackageView = {
+    package_id: pkg.packageId,
+    revision: pkg.revision,
+    approved: pkg.approved,
+    approved_revision: pkg.approvedRevision,
+    approved_at: pkg.approvedAt,
+    last_drift_check_at: pkg.lastCheckAt,
+    created_at: pkg.createdAt,
+    updated_at: pkg.updatedAt,
+    design: pkg.design,
+  };
+  if (pkg.design.name !== undefined) view.name = pkg.design.name;
+  return view;
+}
+
+/** The design revision: a hash of the canonical design, so re-sending the same design changes nothing. */
+export function designRevision(design: unknown): string {
+  return sha256Hex(canonicalJson(design)).slice(0, 32);
+}
+
+export async function putPackage(
+  ctx: ServiceContext,
+  principal: Principal,
+  packageId: string,
+  text: string,
+): Promise<{ status: 200 | 201; view: PackageView & { changed: boolean } }> {
+  let design: ReturnType<typeof parseDesign>;
+  try {
+    design = designSchema.parse(parseDesign(text, 'the request body'));
+  } catch (error) {
+    const message = isTfgateError(error)
+      ? error.message
+      : error instanceof Error
+        ? error.message
+        : String(error);
+    throw new ServiceError(400, 'invalid_design', `the design document is not valid: ${message}`, {
+      details: isTfgateError(error) ? error.details : undefined,
+      cause: error,
+    });
+  }
+  if (design.package_id !== packageId) {
+    throw new ServiceError(
+      400,
+      'invalid_design',
+      `the design's package_id "${design.package_id}" does not match the path's "${packageId}"; PUT it to /v1/analysis/conformance/packages/${design.package_id}`,
+    );
+  }
+  const { pkg, created, changed } = await ctx.store.putPackage(
+    principal,
+    packageId,
+    design,
+    designRevision(design),
+  );
+  return { status: created ? 201 : 200, view: { ...packageView(pkg), changed } };
+}
+
+export async function approvePackage(
+  ctx: ServiceContext,
+  principal: Principal,
+  pkg: PackageRecord,
+  revision: string | undefined,
+): Promise<PackageView> {
+  return packageView(await ctx.store.approvePackage(principal, pkg, revision));
+}
+
+export function listFindings(
+  ctx: ServiceContext,
+  pkg: PackageRecord,
+  status?: FindingStatus,
+): Promise<DriftFinding[]> {
+  return ctx.store.listFindings(pkg, status);
+}
+
+export async function acknowledgeFinding(
+  ctx: ServiceContext,
+  principal: Principal,
+  pkg: PackageRecord,
+  findingId: string,
+  reason: string,
+): Promise<DriftFinding> {
+  return ctx.store.acknowledge(principal, pkg, findingId, reason);
+}
+
+export function listAudit(
+  ctx: ServiceContext,
+  pkg: PackageRecord,
+  options: { after?: string; limit: number },
+): Promise<AuditRecord[]> {
+  return ctx.store.listAudit(pkg, options);
+}

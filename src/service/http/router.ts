@@ -1,0 +1,160 @@
+// A tiny router: routes are data (method, path, access rule, query table, body, responses, handler).
+import type { IncomingMessage } from 'node:http';
+import type { z } from 'zod';
+import type { AccessRule } from '../core/auth.js';
+import type { ServiceContext } from '../core/context.js';
+import { invalidParameter, ServiceError } from '../core/errors.js';
+import type { Principal } from '../core/types.js';
+import type { PackageRecord } from '../store/index.js';
+
+export interface QueryParam {
+  description: string;
+  /** Allowed values; the 400 lists them. */
+  values?: readonly string[];
+  /** A whole number in this range. */
+  integer?: { min: number; max: number };
+  default?: string;
+}
+
+export type BodySpec =
+  | { kind: 'json'; schema: z.ZodType; optional?: boolean }
+  /** Read as a stream by the handler; the content type is checked first (415). */
+  | { kind: 'stream'; contentTypes: readonly string[]; description: string }
+  /** Small text body (a design document) of one of these types. */
+  | { kind: 'text'; contentTypes: readonly string[]; description: string };
+
+export interface ResponseSpec {
+  description: string;
+  schema?: z.ZodType;
+  /** Other representations (e.g. the PEM key, the bundle tarball). */
+  content?: Record<string, string>;
+}
+
+export interface Reply {
+  status: number;
+  json?: unknown;
+  raw?: { body: Buffer | string; contentType: string };
+  headers?: Record<string, string>;
+}
+
+export interface RouteInput {
+  ctx: ServiceContext;
+  req: IncomingMessage;
+  params: Record<string, string>;
+  query: Record<string, string | undefined>;
+  body: unknown;
+  principal: Principal;
+  pkg: PackageRecord | null;
+}
+
+export interface Route {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+  operationId: string;
+  summary: string;
+  tag: 'conformance' | 'management' | 'admin' | 'operations';
+  /** null: no API key (health, OpenAPI). */
+  access: AccessRule | null;
+  query?: Record<string, QueryParam>;
+  body?: BodySpec;
+  responses: Record<number, ResponseSpec>;
+  /** Errors this route may answer with besides the access checks (for the OpenAPI document). */
+  errors?: Array<{ status: number; codes: string[] }>;
+  handler(input: RouteInput): Promise<Reply>;
+}
+
+export interface CompiledRoute {
+  route: Route;
+  pattern: RegExp;
+  names: string[];
+}
+
+export function compileRoutes(routes: readonly Route[]): CompiledRoute[] {
+  return routes.map((route) => {
+    const names: string[] = [];
+    const source = route.path
+      .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+      .replace(/\\\{(\w+)\\\}/g, (_, name: string) => {
+        names.push(name);
+        return '([^/]+)';
+      });
+    return { route, pattern: new RegExp(`^${source}$`), names };
+  });
+}
+
+export type Match =
+  | { kind: 'found'; route: Route; params: Record<string, string> }
+  | { kind: 'method_not_allowed'; allowed: string[] }
+  | { kind: 'not_found' };
+
+export function match(routes: readonly CompiledRoute[], method: string, path: string): Match {
+  const allowed: string[] = [];
+  for (const compiled of routes) {
+    const m = compiled.pattern.exec(path);
+    if (!m) continue;
+    if (compiled.route.method !== method) {
+      allowed.push(compiled.route.method);
+      continue;
+    }
+    const params: Record<string, string> = {};
+    for (const [i, name] of compiled.names.entries()) {
+      try {
+        params[name] = decodeURIComponent(m[i + 1]!);
+      } catch {
+        return { kind: 'not_found' };
+      }
+    }
+    return { kind: 'found', route: compiled.route, params };
+  }
+  return allowed.length > 0 ? { kind: 'method_not_allowed', allowed } : { kind: 'not_found' };
+}
+
+/** Validates the query against the route's table: unknown, repeated or out-of-range values are 400. */
+export function parseQuery(route: Route, search: URLSearchParams): Record<string, string | undefined> {
+  const table = route.query ?? {};
+  const out: Record<string, string | undefined> = {};
+  const names = Object.keys(table);
+  for (const key of new Set(search.keys())) {
+    if (!(key in table)) {
+      throw new ServiceError(
+        400,
+        'invalid_parameter',
+        names.length === 0
+          ? `unknown query parameter "${key}": this call takes none`
+          : `unknown query parameter "${key}"; allowed parameters: ${names.join(', ')}`,
+        { details: { parameter: key, allowed: names } },
+      );
+    }
+  }
+  for (const [name, spec] of Object.entries(table)) {
+    const values = search.getAll(name);
+    if (values.length > 1) {
+      throw new ServiceError(
+        400,
+        'invalid_parameter',
+        `query parameter "${name}" is given ${values.length} times; give it once`,
+      );
+    }
+    const value = values[0];
+    if (value === undefined) {
+      out[name] = spec.default;
+      continue;
+    }
+    if (spec.values && !spec.values.includes(value)) throw invalidParameter(name, spec.values, value);
+    if (spec.integer) {
+      const n = Number(value);
+      if (!/^\d+$/.test(value) || n < spec.integer.min || n > spec.integer.max) {
+        throw new ServiceError(
+          400,
+          'invalid_parameter',
+          `invalid value ${JSON.stringify(value)} for "${name}"; allowed values: a whole number from ${spec.integer.min} to ${spec.integer.max}`,
+          { details: { parameter: name } },
+        );
+      }
+    }
+    out[name] = value;
+  }
+  return out;
+}
+
+export const BOOLEAN_VALUES = ['true', 'false'] as const;

@@ -1,0 +1,448 @@
+// Every route of the service, as thin adapters over the core functions in ../core.
+
+import type { FindingStatus } from '../../model/index.js';
+import { SEVERITIES, type Severity } from '../../model/index.js';
+import * as admin from '../core/admin.js';
+import { packageBundle } from '../core/bundle.js';
+import { runDriftCheck } from '../core/drift.js';
+import type { ServiceError } from '../core/errors.js';
+import { evaluatePlanUpload, evaluationBlockedError, pushObservedState } from '../core/evaluate.js';
+import { gate, gateBlockedError } from '../core/gate.js';
+import * as packages from '../core/packages.js';
+import { GATE_MIN_PLAN } from '../core/types.js';
+import { BOOLEAN_VALUES, type Reply, type Route, type RouteInput } from './router.js';
+import * as s from './schemas.js';
+
+export const BASE_PATH = '/v1/analysis/conformance';
+const PKG = `${BASE_PATH}/packages/{package_id}`;
+
+const minSeverity = {
+  description: `severity threshold: ${SEVERITIES.join(' < ')}; open findings at or above it block`,
+  values: SEVERITIES,
+  default: 'low',
+};
+const failStatus = {
+  description:
+    'true: a blocked decision answers 409, so `curl -f` fails; omitted or false: always 200 (advisory)',
+  values: BOOLEAN_VALUES,
+  default: 'false',
+};
+
+const readGated = { scope: 'compliance:read', minPlan: GATE_MIN_PLAN, pkg: 'approved' } as const;
+const readPackage = { scope: 'compliance:read', pkg: 'existing' } as const;
+const writePackage = { scope: 'compliance:write', pkg: 'existing' } as const;
+
+const json = (status: number, body: unknown, headers?: Record<string, string>): Reply => ({
+  status,
+  json: body,
+  headers,
+});
+const withError = (error: ServiceError, body: object): Reply => ({
+  status: error.status,
+  json: { ...body, error: { code: error.code, message: error.message } },
+});
+
+/** The handlers only run after the access rule passed, so the package is there when the rule names one. */
+const pkgOf = (input: RouteInput) => input.pkg!;
+
+function etagMatches(header: string | undefined, revision: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  return header
+    .split(',')
+    .map((t) =>
+      t
+        .trim()
+        .replace(/^W\//, '')
+        .replace(/^"(.*)"$/, '$1'),
+    )
+    .includes(revision);
+}
+
+export const ROUTES: readonly Route[] = [
+  {
+    method: 'POST',
+    path: `${PKG}/gate`,
+    operationId: 'gate',
+    summary: 'Gate a release on open drift findings (interface §4.1)',
+    tag: 'conformance',
+    access: readGated,
+    query: {
+      fail_status: failStatus,
+      min_severity: minSeverity,
+      refresh: {
+        description: 'true: run a fresh drift check before deciding',
+        values: BOOLEAN_VALUES,
+        default: 'false',
+      },
+    },
+    responses: {
+      200: { description: 'the decision (pass, or block without fail_status)', schema: s.gateResultSchema },
+      409: {
+        description: 'blocked with fail_status=true (error code gate_blocked), or package_not_approved',
+        schema: s.gateResultSchema,
+      },
+    },
+    errors: [
+      { status: 409, codes: ['gate_blocked', 'observed_state_missing'] },
+      { status: 504, codes: ['drift_check_timeout'] },
+    ],
+    async handler(input) {
+      const { status, result } = await gate(input.ctx, input.principal, pkgOf(input), {
+        failStatus: input.query.fail_status === 'true',
+        minSeverity: input.query.min_severity as Severity,
+        refresh: input.query.refresh === 'true',
+      });
+      return status === 409 ? withError(gateBlockedError(result), result) : json(200, result);
+    },
+  },
+  {
+    method: 'POST',
+    path: `${PKG}/evaluate/terraform`,
+    operationId: 'evaluateTerraform',
+    summary: 'Evaluate a Terraform plan (terraform show -json) against the approved design',
+    tag: 'conformance',
+    access: readGated,
+    query: {
+      min_severity: minSeverity,
+      fail_status: {
+        ...failStatus,
+        description: 'true: a blocked evaluation answers 409 evaluation_blocked',
+      },
+    },
+    body: {
+      kind: 'stream',
+      contentTypes: ['application/json'],
+      description: 'the output of terraform show -json <planfile>, streamed',
+    },
+    responses: {
+      200: { description: 'the evaluation', schema: s.evaluationResultSchema },
+      409: {
+        description: 'blocked with fail_status=true (error code evaluation_blocked)',
+        schema: s.evaluationResultSchema,
+      },
+    },
+    errors: [
+      { status: 400, codes: ['invalid_plan'] },
+      { status: 413, codes: ['payload_too_large'] },
+      { status: 415, codes: ['unsupported_media_type'] },
+    ],
+    async handler(input) {
+      const { status, result } = await evaluatePlanUpload(
+        input.ctx,
+        input.principal,
+        pkgOf(input),
+        input.req,
+        {
+          minSeverity: input.query.min_severity as Severity,
+          failStatus: input.query.fail_status === 'true',
+        },
+      );
+      return status === 409 ? withError(evaluationBlockedError(result), result) : json(200, result);
+    },
+  },
+  {
+    method: 'GET',
+    path: `${PKG}/bundle`,
+    operationId: 'getBundle',
+    summary: "The package's signed OPA bundle (gzip tarball); ETag is the bundle revision",
+    tag: 'conformance',
+    access: readGated,
+    responses: {
+      200: {
+        description: 'the bundle',
+        content: { 'application/gzip': 'gzip tarball in OPA bundle format, signed' },
+      },
+      304: { description: 'If-None-Match named the current revision' },
+    },
+    async handler(input) {
+      const { revision, bytes } = await packageBundle(input.ctx, pkgOf(input));
+      const headers = { ETag: `"${revision}"`, 'X-Bundle-Revision': revision, 'Cache-Control': 'no-cache' };
+      if (etagMatches(input.req.headers['if-none-match'], revision)) return { status: 304, headers };
+      return { status: 200, raw: { body: bytes, contentType: 'application/gzip' }, headers };
+    },
+  },
+  {
+    method: 'GET',
+    path: `${BASE_PATH}/public-key`,
+    operationId: 'getPublicKey',
+    summary:
+      'The platform public key that verifies bundles (JSON, or PEM with Accept: application/x-pem-file)',
+    tag: 'conformance',
+    access: { scope: 'compliance:read', minPlan: GATE_MIN_PLAN },
+    responses: {
+      200: {
+        description: 'the key',
+        schema: s.publicKeySchema,
+        content: { 'application/x-pem-file': 'the PEM (SPKI) alone' },
+      },
+    },
+    async handler(input) {
+      const key = input.ctx.platformKey;
+      const headers = { 'X-Key-Id': key.keyId, Vary: 'Accept' };
+      if ((input.req.headers.accept ?? '').includes('application/x-pem-file')) {
+        return {
+          status: 200,
+          raw: { body: key.publicKeyPem, contentType: 'application/x-pem-file' },
+          headers,
+        };
+      }
+      return json(200, { key_id: key.keyId, algorithm: 'RS256', public_key: key.publicKeyPem }, headers);
+    },
+  },
+  {
+    method: 'PUT',
+    path: PKG,
+    operationId: 'putPackage',
+    summary:
+      'Create or update a package with its design document (YAML or JSON); a changed design needs approval again',
+    tag: 'management',
+    access: { scope: 'compliance:write' },
+    body: {
+      kind: 'text',
+      contentTypes: ['application/json', 'application/yaml', 'application/x-yaml', 'text/yaml', 'text/plain'],
+      description: 'the approved design document',
+    },
+    responses: {
+      200: { description: 'updated (or unchanged)', schema: s.packageSchema },
+      201: { description: 'created', schema: s.packageSchema },
+    },
+    errors: [
+      { status: 400, codes: ['invalid_design'] },
+      { status: 415, codes: ['unsupported_media_type'] },
+    ],
+    async handler(input) {
+      const { status, view } = await packages.putPackage(
+        input.ctx,
+        input.principal,
+        input.params.package_id!,
+        input.body as string,
+      );
+      return json(status, view);
+    },
+  },
+  {
+    method: 'GET',
+    path: PKG,
+    operationId: 'getPackage',
+    summary: 'The package: its design, revision and approval',
+    tag: 'management',
+    access: readPackage,
+    responses: { 200: { description: 'the package', schema: s.packageSchema } },
+    handler: async (input) => json(200, packages.packageView(pkgOf(input))),
+  },
+  {
+    method: 'POST',
+    path: `${PKG}/approve`,
+    operationId: 'approvePackage',
+    summary: "Approve the package's current design",
+    tag: 'management',
+    access: writePackage,
+    body: { kind: 'json', schema: s.approveRequestSchema, optional: true },
+    responses: { 200: { description: 'approved', schema: s.packageSchema } },
+    errors: [{ status: 409, codes: ['revision_mismatch'] }],
+    async handler(input) {
+      const body = (input.body ?? {}) as { revision?: string };
+      return json(
+        200,
+        await packages.approvePackage(input.ctx, input.principal, pkgOf(input), body.revision),
+      );
+    },
+  },
+  {
+    method: 'PUT',
+    path: `${PKG}/observed-state`,
+    operationId: 'putObservedState',
+    summary: 'Push the observed state: the output of terraform show -json on the state',
+    tag: 'management',
+    access: writePackage,
+    body: {
+      kind: 'stream',
+      contentTypes: ['application/json'],
+      description: 'terraform show -json (state), streamed',
+    },
+    responses: { 200: { description: 'stored', schema: s.observedStateResponseSchema } },
+    errors: [
+      { status: 400, codes: ['invalid_state'] },
+      { status: 413, codes: ['payload_too_large'] },
+      { status: 415, codes: ['unsupported_media_type'] },
+    ],
+    handler: async (input) =>
+      json(200, await pushObservedState(input.ctx, input.principal, pkgOf(input), input.req)),
+  },
+  {
+    method: 'POST',
+    path: `${PKG}/drift-checks`,
+    operationId: 'runDriftCheck',
+    summary: 'Run a drift check now',
+    tag: 'management',
+    access: writePackage,
+    responses: { 200: { description: 'the check', schema: s.driftCheckSchema } },
+    errors: [
+      { status: 409, codes: ['observed_state_missing'] },
+      { status: 504, codes: ['drift_check_timeout'] },
+    ],
+    async handler(input) {
+      const pkg = pkgOf(input);
+      const outcome = await runDriftCheck(input.ctx, pkg, 'manual');
+      return json(200, {
+        package_id: pkg.packageId,
+        checked_at: outcome.checkedAt,
+        detected: outcome.detected,
+        opened: outcome.opened,
+        reopened: outcome.reopened,
+        resolved: outcome.resolved,
+      });
+    },
+  },
+  {
+    method: 'GET',
+    path: `${PKG}/findings`,
+    operationId: 'listFindings',
+    summary: 'Drift findings, optionally by status',
+    tag: 'management',
+    access: readPackage,
+    query: {
+      status: { description: 'only findings with this status', values: ['open', 'acknowledged', 'resolved'] },
+    },
+    responses: { 200: { description: 'the findings', schema: s.findingsListSchema } },
+    async handler(input) {
+      const pkg = pkgOf(input);
+      const findings = await packages.listFindings(
+        input.ctx,
+        pkg,
+        input.query.status as FindingStatus | undefined,
+      );
+      return json(200, { package_id: pkg.packageId, findings });
+    },
+  },
+  {
+    method: 'POST',
+    path: `${PKG}/findings/{finding_id}/acknowledge`,
+    operationId: 'acknowledgeFinding',
+    summary:
+      'Acknowledge a drift finding, with a reason; recorded for audit. Acknowledged findings never block.',
+    tag: 'management',
+    access: writePackage,
+    body: { kind: 'json', schema: s.acknowledgeRequestSchema },
+    responses: { 200: { description: 'the acknowledged finding', schema: s.driftFindingSchema } },
+    errors: [
+      { status: 404, codes: ['finding_not_found'] },
+      { status: 409, codes: ['finding_resolved'] },
+    ],
+    async handler(input) {
+      const { reason } = input.body as { reason: string };
+      return json(
+        200,
+        await packages.acknowledgeFinding(
+          input.ctx,
+          input.principal,
+          pkgOf(input),
+          input.params.finding_id!,
+          reason,
+        ),
+      );
+    },
+  },
+  {
+    method: 'GET',
+    path: `${PKG}/audit`,
+    operationId: 'listAudit',
+    summary: 'The append-only audit log: acknowledgements, approvals, design changes, gate decisions',
+    tag: 'management',
+    access: readPackage,
+    query: {
+      after: {
+        description: 'entries after this id (paging)',
+        integer: { min: 0, max: Number.MAX_SAFE_INTEGER },
+      },
+      limit: { description: 'at most this many entries', integer: { min: 1, max: 1000 }, default: '100' },
+    },
+    responses: { 200: { description: 'entries, oldest first', schema: s.auditListSchema } },
+    async handler(input) {
+      const pkg = pkgOf(input);
+      const limit = Number(input.query.limit);
+      const entries = await packages.listAudit(input.ctx, pkg, { after: input.query.after, limit });
+      return json(200, {
+        package_id: pkg.packageId,
+        entries,
+        next_after: entries.length === limit ? entries[entries.length - 1]!.id : null,
+      });
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/admin/accounts',
+    operationId: 'createAccount',
+    summary: 'Create an account with a plan',
+    tag: 'admin',
+    access: { scope: 'admin' },
+    body: { kind: 'json', schema: s.createAccountSchema },
+    responses: { 201: { description: 'created', schema: s.accountSchema } },
+    errors: [{ status: 409, codes: ['account_exists'] }],
+    async handler(input) {
+      const body = input.body as {
+        name: string;
+        plan: (typeof s.accountSchema)['shape']['plan']['options'][number];
+      };
+      return json(201, await admin.createAccount(input.ctx, input.principal, body.name, body.plan));
+    },
+  },
+  {
+    method: 'PATCH',
+    path: '/v1/admin/accounts/{name}',
+    operationId: 'updateAccount',
+    summary: "Change an account's plan",
+    tag: 'admin',
+    access: { scope: 'admin' },
+    body: { kind: 'json', schema: s.patchAccountSchema },
+    responses: { 200: { description: 'updated', schema: s.accountSchema } },
+    errors: [{ status: 404, codes: ['account_not_found'] }],
+    async handler(input) {
+      const body = input.body as { plan: (typeof s.accountSchema)['shape']['plan']['options'][number] };
+      return json(
+        200,
+        await admin.updateAccountPlan(input.ctx, input.principal, input.params.name!, body.plan),
+      );
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/admin/accounts/{name}/api-keys',
+    operationId: 'createApiKey',
+    summary: 'Create an API key; the key is in this response only',
+    tag: 'admin',
+    access: { scope: 'admin' },
+    body: { kind: 'json', schema: s.createApiKeySchema },
+    responses: { 201: { description: 'created', schema: s.createdApiKeySchema } },
+    errors: [{ status: 404, codes: ['account_not_found'] }],
+    async handler(input) {
+      const body = input.body as {
+        name: string;
+        scopes: Array<'compliance:read' | 'compliance:write' | 'admin'>;
+      };
+      const created = await admin.createApiKey(
+        input.ctx,
+        input.principal,
+        input.params.name!,
+        body.name,
+        body.scopes,
+      );
+      return json(201, created, { 'Cache-Control': 'no-store' });
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/admin/api-keys/{id}',
+    operationId: 'revokeApiKey',
+    summary: 'Revoke an API key, at once',
+    tag: 'admin',
+    access: { scope: 'admin' },
+    responses: { 204: { description: 'revoked' } },
+    errors: [{ status: 404, codes: ['api_key_not_found'] }],
+    async handler(input) {
+      await admin.revokeApiKey(input.ctx, input.principal, input.params.id!);
+      return { status: 204 };
+    },
+  },
+];

@@ -1,0 +1,287 @@
+// node:http wiring: request ids, the contract's check order, bodies, errors, one log line per request.
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { authenticate, authorize } from '../core/auth.js';
+import { readSmallBody } from '../core/body.js';
+import type { ServiceContext } from '../core/context.js';
+import { ServiceError } from '../core/errors.js';
+import type { Principal } from '../core/types.js';
+import type { PackageRecord } from '../store/index.js';
+import { buildOpenApi } from './openapi.js';
+import { RateLimiter } from './rate-limit.js';
+import { compileRoutes, match, parseQuery, type Reply, type Route } from './router.js';
+import { BASE_PATH, ROUTES } from './routes.js';
+import { healthSchema } from './schemas.js';
+
+export interface ServiceServer {
+  server: Server;
+  routes: readonly Route[];
+  /** Stops accepting, lets in-flight requests finish (up to `timeoutMs`), then closes what is left. */
+  shutdown(timeoutMs: number): Promise<void>;
+}
+
+function mediaType(req: IncomingMessage): string {
+  return (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+function unsupportedMediaType(got: string, allowed: readonly string[]): ServiceError {
+  return new ServiceError(
+    415,
+    'unsupported_media_type',
+    `Content-Type ${got ? `"${got}"` : '(none)'} is not accepted here; send ${allowed.join(' or ')}`,
+    { details: { allowed } },
+  );
+}
+
+export function createServiceServer(ctx: ServiceContext, version: string): ServiceServer {
+  let draining = false;
+  const operational: Route[] = [
+    {
+      method: 'GET',
+      path: '/healthz',
+      operationId: 'healthz',
+      summary: 'Liveness: the process answers',
+      tag: 'operations',
+      access: null,
+      responses: { 200: { description: 'alive', schema: healthSchema } },
+      handler: async () => ({ status: 200, json: { status: 'ok' } }),
+    },
+    {
+      method: 'GET',
+      path: '/readyz',
+      operationId: 'readyz',
+      summary: 'Readiness: the store answers and the instance is not shutting down',
+      tag: 'operations',
+      access: null,
+      responses: {
+        200: { description: 'ready', schema: healthSchema },
+        503: { description: 'not ready', schema: healthSchema },
+      },
+      async handler(input) {
+        if (draining) return { status: 503, json: { status: 'shutting_down' } };
+        try {
+          await input.ctx.store.ping();
+          return { status: 200, json: { status: 'ready' } };
+        } catch {
+          return { status: 503, json: { status: 'store_unavailable' } };
+        }
+      },
+    },
+    {
+      method: 'GET',
+      path: `${BASE_PATH}/openapi.json`,
+      operationId: 'openapi',
+      summary: 'This OpenAPI 3.1 document',
+      tag: 'operations',
+      access: null,
+      responses: { 200: { description: 'the document' } },
+      handler: async () => ({ status: 200, json: openapi }),
+    },
+  ];
+  const routes = [...ROUTES, ...operational];
+  const openapi = buildOpenApi(routes, version);
+  const compiled = compileRoutes(routes);
+  const limiter = new RateLimiter(
+    ctx.config.rateLimit,
+    ctx.config.rateBurst ?? Math.max(1, Math.ceil(ctx.config.rateLimit * 2)),
+  );
+  const inFlight = new Set<ServerResponse>();
+
+  async function dispatch(req: IncomingMessage, url: URL, log: Record<string, unknown>): Promise<Reply> {
+    const found = match(compiled, req.method ?? 'GET', url.pathname);
+    if (found.kind === 'not_found') {
+      throw new ServiceError(
+        404,
+        'not_found',
+        `no route ${req.method} ${url.pathname}; see ${BASE_PATH}/openapi.json`,
+      );
+    }
+    if (found.kind === 'method_not_allowed') {
+      throw new ServiceError(
+        405,
+        'method_not_allowed',
+        `${req.method} is not allowed on ${url.pathname}; use ${found.allowed.join(', ')}`,
+        {
+          headers: { Allow: found.allowed.join(', ') },
+        },
+      );
+    }
+    const { route, params } = found;
+    log.route = route.operationId;
+    let principal: Principal | undefined;
+    let pkg: PackageRecord | null = null;
+    if (route.access) {
+      const header = req.headers['x-api-key'];
+      const authenticated = await authenticate(
+        ctx.store,
+        Array.isArray(header) ? header[0] : header,
+        params.package_id,
+      );
+      log.account = authenticated.principal.account;
+      log.key_id = authenticated.principal.keyId;
+      const wait = limiter.take(authenticated.principal.keyId);
+      if (wait > 0) {
+        throw new ServiceError(
+          429,
+          'rate_limited',
+          `too many requests for this API key; retry after ${wait} s`,
+          {
+            headers: { 'Retry-After': String(wait) },
+          },
+        );
+      }
+      ({ principal, pkg } = authorize(authenticated, route.access, params.package_id));
+    }
+    const query = parseQuery(route, url.searchParams);
+    let body: unknown;
+    if (route.body) {
+      const type = mediaType(req);
+      if (route.body.kind === 'json') {
+        const hasBody =
+          Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+        if (hasBody || !route.body.optional) {
+          if (type !== 'application/json') throw unsupportedMediaType(type, ['application/json']);
+          const text = await readSmallBody(req, ctx.config.maxJsonBody);
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(text);
+          } catch (error) {
+            throw new ServiceError(
+              400,
+              'invalid_parameter',
+              `the request body is not JSON: ${(error as Error).message}`,
+            );
+          }
+          const result = route.body.schema.safeParse(parsed);
+          if (!result.success) {
+            const issue = result.error.issues[0]!;
+            const where = issue.path.length > 0 ? `"${issue.path.join('.')}"` : 'the body';
+            throw new ServiceError(400, 'invalid_parameter', `invalid ${where}: ${issue.message}`, {
+              details: { path: issue.path.map(String) },
+            });
+          }
+          body = result.data;
+        }
+      } else {
+        if (!route.body.contentTypes.includes(type))
+          throw unsupportedMediaType(type, route.body.contentTypes);
+        if (route.body.kind === 'text') body = await readSmallBody(req, ctx.config.maxJsonBody);
+      }
+    }
+    return route.handler({ ctx, req, params, query, body, principal: principal!, pkg });
+  }
+
+  function send(res: ServerResponse, reply: Reply, requestId: string): void {
+    const headers: Record<string, string> = { 'X-Request-Id': requestId, ...reply.headers };
+    if (draining) headers.Connection = 'close';
+    if (reply.json !== undefined) {
+      const text = JSON.stringify(reply.json);
+      res.writeHead(reply.status, {
+        ...headers,
+        'Content-Type': 'application/json; charset=utf-8',
+        'Content-Length': Buffer.byteLength(text),
+      });
+      res.end(text);
+    } else if (reply.raw) {
+      res.writeHead(reply.status, {
+        ...headers,
+        'Content-Type': reply.raw.contentType,
+        'Content-Length': Buffer.byteLength(reply.raw.body),
+      });
+      res.end(reply.raw.body);
+    } else {
+      res.writeHead(reply.status, headers);
+      res.end();
+    }
+  }
+
+  function errorReply(error: unknown, log: Record<string, unknown>): Reply {
+    if (error instanceof ServiceError) {
+      log.error = error.code;
+      return {
+        status: error.status,
+        json: {
+          ...error.body,
+          error: {
+            code: error.code,
+            message: error.message,
+            ...(error.details ? { details: error.details } : {}),
+          },
+        },
+        headers: error.headers,
+      };
+    }
+    log.error = 'internal_error';
+    log.error_message = error instanceof Error ? error.message : String(error);
+    return {
+      status: 500,
+      json: {
+        error: {
+          code: 'internal_error',
+          message: `the service failed to answer (request id ${log.request_id}); see the service log`,
+        },
+      },
+    };
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = performance.now();
+    const given = req.headers['x-request-id'];
+    const requestId = typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
+    const url = new URL(req.url ?? '/', 'http://service');
+    // Never the X-Api-Key header: only its key id, once known.
+    const log: Record<string, unknown> = { request_id: requestId, method: req.method, path: url.pathname };
+    inFlight.add(res);
+    res.on('close', () => {
+      inFlight.delete(res);
+      log.status = res.statusCode;
+      log.duration_ms = Math.round((performance.now() - started) * 100) / 100;
+      if (!res.writableFinished) log.aborted = true;
+      ctx.log.info('request', log);
+    });
+    let reply: Reply;
+    try {
+      reply = await dispatch(req, url, log);
+    } catch (error) {
+      reply = errorReply(error, log);
+      if (reply.status >= 500)
+        ctx.log.error('request failed', { request_id: requestId, error: log.error_message ?? log.error });
+    }
+    if (res.headersSent || res.destroyed) return;
+    // A body we did not read to the end (an early error): answer, then close rather than drain gigabytes.
+    if (!req.readableEnded && req.method !== 'GET') {
+      reply.headers = { ...reply.headers, Connection: 'close' };
+      res.on('finish', () => {
+        req.resume();
+        setTimeout(() => req.socket.destroy(), 2000).unref();
+      });
+    }
+    send(res, reply, requestId);
+  }
+
+  const server = createServer(
+    { requestTimeout: ctx.config.requestTimeout, keepAliveTimeout: 5000 },
+    (req, res) => {
+      void handle(req, res);
+    },
+  );
+
+  return {
+    server,
+    routes,
+    shutdown(timeoutMs) {
+      draining = true;
+      return new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          server.closeAllConnections();
+        }, timeoutMs);
+        timer.unref();
+        server.close(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+        server.closeIdleConnections();
+      });
+    },
+  };
+}

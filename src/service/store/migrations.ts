@@ -1,0 +1,149 @@
+// Schema migrations, shared by the embedded and the PostgreSQL backend. Append only: never edit a
+// released migration, add the next one.
+import type { SqlClient } from './sql.js';
+
+export const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> = [
+  {
+    version: 1,
+    name: 'initial schema',
+    sql: `
+CREATE TABLE accounts (
+  name text PRIMARY KEY,
+  plan text NOT NULL CHECK (plan IN ('starter', 'team', 'large', 'enterprise')),
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE api_keys (
+  id text PRIMARY KEY,
+  account text NOT NULL REFERENCES accounts(name),
+  name text NOT NULL,
+  key_hash text NOT NULL UNIQUE,
+  scopes jsonb NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  revoked_at timestamptz
+);
+CREATE TABLE packages (
+  pk serial PRIMARY KEY,
+  account text NOT NULL REFERENCES accounts(name),
+  package_id text NOT NULL,
+  design jsonb NOT NULL,
+  revision text NOT NULL,
+  approved_revision text,
+  approved_at timestamptz,
+  approved_by text,
+  last_check_at timestamptz,
+  last_check_revision text,
+  next_check_at timestamptz,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  UNIQUE (account, package_id)
+);
+CREATE INDEX packages_next_check ON packages (next_check_at);
+CREATE TABLE observed_state (
+  package_pk integer PRIMARY KEY REFERENCES packages(pk),
+  resources jsonb NOT NULL,
+  resource_count integer NOT NULL,
+  terraform_version text,
+  pushed_at timestamptz NOT NULL DEFAULT now(),
+  pushed_by text NOT NULL
+);
+CREATE TABLE drift_checks (
+  id serial PRIMARY KEY,
+  package_pk integer NOT NULL REFERENCES packages(pk),
+  revision text NOT NULL,
+  trigger text NOT NULL CHECK (trigger IN ('scheduled', 'refresh', 'manual', 'gate')),
+  instance text NOT NULL,
+  started_at timestamptz NOT NULL,
+  finished_at timestamptz NOT NULL DEFAULT now(),
+  detected integer NOT NULL
+);
+CREATE INDEX drift_checks_package ON drift_checks (package_pk, finished_at);
+CREATE TABLE findings (
+  package_pk integer NOT NULL REFERENCES packages(pk),
+  id text NOT NULL,
+  rule text NOT NULL,
+  severity text NOT NULL,
+  address text NOT NULL,
+  type text,
+  kind text,
+  capability text,
+  message text NOT NULL,
+  status text NOT NULL CHECK (status IN ('open', 'acknowledged', 'resolved')),
+  first_seen_at timestamptz NOT NULL,
+  last_seen_at timestamptz NOT NULL,
+  resolved_at timestamptz,
+  ack_by text,
+  ack_account text,
+  ack_at timestamptz,
+  ack_reason text,
+  PRIMARY KEY (package_pk, id)
+);
+CREATE INDEX findings_status ON findings (package_pk, status);
+CREATE TABLE acknowledgements (
+  id serial PRIMARY KEY,
+  package_pk integer NOT NULL REFERENCES packages(pk),
+  finding_id text NOT NULL,
+  account text NOT NULL,
+  key_id text NOT NULL,
+  key_name text NOT NULL,
+  reason text NOT NULL,
+  at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE audit (
+  id bigserial PRIMARY KEY,
+  at timestamptz NOT NULL DEFAULT now(),
+  account text NOT NULL,
+  package_pk integer REFERENCES packages(pk),
+  package_id text,
+  event text NOT NULL,
+  key_id text,
+  key_name text,
+  details jsonb NOT NULL DEFAULT '{}'::jsonb
+);
+CREATE INDEX audit_package ON audit (package_pk, id);
+CREATE FUNCTION audit_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE EXCEPTION 'the audit log is append-only';
+END
+$$;
+CREATE TRIGGER audit_no_rewrite BEFORE UPDATE OR DELETE ON audit
+  FOR EACH ROW EXECUTE FUNCTION audit_append_only();
+CREATE TABLE bundles (
+  package_pk integer NOT NULL REFERENCES packages(pk),
+  revision text NOT NULL,
+  bytes bytea NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (package_pk, revision)
+);
+CREATE TABLE settings (
+  key text PRIMARY KEY,
+  value text NOT NULL,
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+`,
+  },
+];
+
+// Any fixed number: serialises migrations when several instances start at once on one PostgreSQL.
+const MIGRATION_LOCK = 7_315_001;
+
+export async function migrate(db: SqlClient): Promise<number[]> {
+  return db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await tx.exec(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
+    const { rows } = await tx.query<{ version: number }>('SELECT version FROM schema_migrations');
+    const applied = new Set(rows.map((r) => r.version));
+    const ran: number[] = [];
+    for (const migration of MIGRATIONS) {
+      if (applied.has(migration.version)) continue;
+      await tx.exec(migration.sql);
+      await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [
+        migration.version,
+        migration.name,
+      ]);
+      ran.push(migration.version);
+    }
+    return ran;
+  });
+}

@@ -1,0 +1,41 @@
+// PostgreSQL backend (node-postgres pool), for many instances sharing one database.
+import pg from 'pg';
+import type { SqlClient, SqlExecutor, SqlRows } from './sql.js';
+
+// Timestamps come back as Date and counts are cast to int in SQL, so both backends return the same shapes.
+export async function openPostgres(connectionString: string, poolSize = 10): Promise<SqlClient> {
+  const pool = new pg.Pool({ connectionString, max: poolSize });
+  // Fail at start-up, not on the first request, when the database is unreachable.
+  const probe = await pool.connect();
+  probe.release();
+  const executor = (q: pg.Pool | pg.PoolClient): SqlExecutor => ({
+    async query<T>(text: string, params: unknown[] = []): Promise<SqlRows<T>> {
+      const result = await q.query(text, params);
+      return { rows: result.rows as T[] };
+    },
+    async exec(script: string): Promise<void> {
+      await q.query(script);
+    },
+  });
+  const self = executor(pool);
+  return {
+    kind: 'postgres',
+    query: self.query,
+    exec: self.exec,
+    async transaction(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await fn(executor(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    close: () => pool.end(),
+  };
+}
