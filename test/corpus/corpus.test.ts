@@ -51,10 +51,10 @@ function countByDefinition(plan: PlanDoc, recognized: Set<string>, findings: num
     destructions: managed.filter((rc) => rc.change.actions.includes('delete') && !rc.deposed).length,
     unrecognized: managed.filter((rc) => !recognized.has(rc.type)).length,
     findings,
-    updates: plan.resource_changes.filter((rc) => exactly(rc, 'update')).length,
-    reads: plan.resource_changes.filter((rc) => exactly(rc, 'read')).length,
-    imports: plan.resource_changes.filter((rc) => rc.change.importing !== undefined).length,
-    forgets: plan.resource_changes.filter((rc) => exactly(rc, 'forget')).length,
+    updates: managed.filter((rc) => rc.change.actions.includes('update')).length,
+    reads: plan.resource_changes.filter((rc) => rc.change.actions.includes('read')).length,
+    imports: managed.filter((rc) => rc.change.importing !== undefined).length,
+    forgets: managed.filter((rc) => rc.change.actions.includes('forget')).length,
     no_ops: plan.resource_changes.filter((rc) => exactly(rc, 'no-op') && rc.change.importing === undefined)
       .length,
   };
