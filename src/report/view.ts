@@ -50,6 +50,15 @@ const PLAN_RULE_SET: readonly RuleId[] = ['unsanctioned_creation', 'capability_d
 const DRIFT_RULE_SET: readonly RuleId[] = ['unsanctioned_resource', 'capability_dependency_missing'];
 
 export function viewOf(subject: ReportSubject): ReportView {
+  const view = baseView(subject);
+  // A block with nothing blocking to show came from the status alone: say so rather than "0 failures".
+  if (view.decision === 'block' && view.failures === 0 && !view.detailsUnavailable) {
+    view.detailsUnavailable = 'no blocking findings were reported with the decision';
+  }
+  return view;
+}
+
+function baseView(subject: ReportSubject): ReportView {
   const advisory = subject.advisory === true;
   const verdictOf = (decision: Decision): Verdict =>
     decision === 'pass' ? 'pass' : advisory ? 'advisory' : 'fail';

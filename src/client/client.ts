@@ -1,0 +1,180 @@
+// The service's conformance routes, as typed calls. Bodies are trusted only when they match the contract;
+// otherwise the documented status semantics decide (interface §4.1, §7).
+import { createPublicKey } from 'node:crypto';
+import { NoDecisionError } from '../errors/index.js';
+import type { GateResult, Severity } from '../model/index.js';
+import { type ClientConfig, type ClientFlags, resolveClientConfig } from './config.js';
+import { type RequestSpec, ServiceTransport, type TransportDeps } from './http.js';
+import { gateResultSchema, publicKeySchema } from './schemas.js';
+
+export const CONFORMANCE_PATH = '/v1/analysis/conformance';
+
+export function packagePath(packageId: string, suffix: string): string {
+  return `${CONFORMANCE_PATH}/packages/${encodeURIComponent(packageId)}/${suffix}`;
+}
+
+export interface GateOutcome {
+  decision: 'pass' | 'block';
+  /** The service's body when it matched the contract; otherwise a result built from the status alone. */
+  result: GateResult;
+  /** Set when the decision came from the status code only: says why there are no details. */
+  detailsUnavailable?: string;
+}
+
+export type BundleDownload =
+  | { status: 'not-modified' }
+  | { status: 'downloaded'; bytes: Buffer; etag?: string };
+
+const MAX_BUNDLE_BYTES = 256 * 1024 * 1024;
+
+export class ServiceClient {
+  readonly transport: ServiceTransport;
+
+  constructor(config: ClientConfig, deps: TransportDeps = {}) {
+    this.transport = new ServiceTransport(config, deps);
+  }
+
+  static async fromOptions(
+    flags: ClientFlags,
+    env: NodeJS.ProcessEnv = process.env,
+    deps: TransportDeps = {},
+  ) {
+    return new ServiceClient(await resolveClientConfig(flags, env), deps);
+  }
+
+  get baseUrl(): string {
+    return this.transport.baseUrl;
+  }
+
+  close(): Promise<void> {
+    return this.transport.close();
+  }
+
+  /**
+   * `POST …/gate?fail_status=true`: 200 is a pass and 409 a block, whatever the body says, so this works
+   * against any implementation of the interface. A 409 whose body is the contract's package_not_approved
+   * error is that error, not a block.
+   */
+  async gate(packageId: string, options: { minSeverity: Severity; refresh?: boolean }): Promise<GateOutcome> {
+    const spec: RequestSpec = {
+      operation: 'gate',
+      method: 'POST',
+      path: packagePath(packageId, 'gate'),
+      packageId,
+      query: {
+        fail_status: 'true',
+        min_severity: options.minSeverity,
+        ...(options.refresh ? { refresh: 'true' } : {}),
+      },
+      headers: { accept: 'application/json' },
+    };
+    const res = await this.transport.send(spec);
+    if (res.status !== 200 && res.status !== 409) throw await this.transport.failure(spec, res);
+    const json = await this.transport.readJson(res);
+    const decision = res.status === 200 ? 'pass' : 'block';
+    if (res.status === 409) {
+      const error = this.transport.contractError(json);
+      if (error && error.code !== 'gate_blocked') throw await this.transport.failure(spec, res, json);
+    }
+    const parsed = gateResultSchema.safeParse(json);
+    if (parsed.success) {
+      if (parsed.data.decision !== decision) {
+        throw new NoDecisionError(
+          'contradictory_response',
+          `the service answered HTTP ${res.status} (${decision}) but its body says "${parsed.data.decision}"`,
+          { hint: 'the service is inconsistent; no decision was taken. Report it to the service operators.' },
+        );
+      }
+      return { decision, result: parsed.data };
+    }
+    return {
+      decision,
+      result: {
+        package_id: packageId,
+        decision,
+        min_severity: options.minSeverity,
+        refreshed: options.refresh === true,
+        drift_checked_at: '',
+        blocking: [],
+        acknowledged: [],
+        counts: { open: 0, acknowledged: 0, blocking: 0 },
+      },
+      detailsUnavailable: `the service answered HTTP ${res.status} without a body tfgate could read, so no findings are shown`,
+    };
+  }
+
+  /** `GET …/bundle`, conditional on the cached ETag: 304 means the cache is current. */
+  async bundle(packageId: string, etag?: string): Promise<BundleDownload> {
+    const spec: RequestSpec = {
+      operation: 'bundle',
+      method: 'GET',
+      path: packagePath(packageId, 'bundle'),
+      packageId,
+      headers: {
+        accept: 'application/gzip, application/octet-stream',
+        ...(etag ? { 'if-none-match': etag } : {}),
+      },
+    };
+    const res = await this.transport.send(spec);
+    if (res.status === 304 && etag) {
+      await res.body.dump();
+      return { status: 'not-modified' };
+    }
+    if (res.status !== 200) throw await this.transport.failure(spec, res);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of res.body) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_BUNDLE_BYTES) {
+        res.body.destroy();
+        throw new NoDecisionError(
+          'bundle_too_large',
+          `the bundle of package "${packageId}" exceeds 256 MiB`,
+          {
+            hint: 'check --base-url: a policy bundle is small',
+          },
+        );
+      }
+      chunks.push(chunk as Buffer);
+    }
+    const header = res.headers.etag;
+    const tag = Array.isArray(header) ? header[0] : header;
+    return { status: 'downloaded', bytes: Buffer.concat(chunks), ...(tag ? { etag: tag } : {}) };
+  }
+
+  /** `GET /public-key` as PEM; a JSON answer in the contract's shape is accepted too. The key is checked to parse. */
+  async publicKeyPem(): Promise<string> {
+    const spec: RequestSpec = {
+      operation: 'public key',
+      method: 'GET',
+      path: `${CONFORMANCE_PATH}/public-key`,
+      headers: { accept: 'application/x-pem-file, application/json;q=0.5' },
+    };
+    const res = await this.transport.send(spec);
+    if (res.status !== 200) throw await this.transport.failure(spec, res);
+    const text = Buffer.from(await res.body.arrayBuffer()).toString('utf8');
+    let pem = text;
+    if (!text.includes('-----BEGIN')) {
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = undefined;
+      }
+      const parsed = publicKeySchema.safeParse(json);
+      pem = parsed.success ? parsed.data.public_key : '';
+    }
+    try {
+      createPublicKey(pem);
+    } catch {
+      throw new NoDecisionError(
+        'invalid_public_key',
+        `the service at ${this.baseUrl} returned no usable public key`,
+        {
+          hint: 'check --base-url; the key must be a PEM (SPKI) public key. No bundle can be trusted without it.',
+        },
+      );
+    }
+    return pem.endsWith('\n') ? pem : `${pem}\n`;
+  }
+}

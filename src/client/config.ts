@@ -1,0 +1,174 @@
+// The client's settings, normalized once from flags and environment: the key comes from the environment only.
+import { readFile } from 'node:fs/promises';
+import { rootCertificates } from 'node:tls';
+import { z } from 'zod';
+import { UsageError } from '../errors/index.js';
+
+/** What the command line may set. There is deliberately no API key flag: a flag would land in shell history and ps. */
+export const clientFlagsSchema = z.object({
+  baseUrl: z.string().optional(),
+  caFile: z.string().optional(),
+  /** Seconds to wait for response headers, and between body chunks. */
+  timeout: z.coerce.number().positive().optional(),
+  /** Retries after the first attempt. */
+  retries: z.coerce.number().int().min(0).max(10).optional(),
+});
+export type ClientFlags = z.input<typeof clientFlagsSchema>;
+
+export interface ClientConfig {
+  /** Without a trailing slash, e.g. https://tfgate.example.com */
+  baseUrl: string;
+  apiKey: string;
+  /** Trusted CAs: the system roots plus --ca-file / NODE_EXTRA_CA_CERTS, or undefined for Node's defaults. */
+  ca?: string[];
+  connectTimeoutMs: number;
+  headersTimeoutMs: number;
+  bodyTimeoutMs: number;
+  /** Attempts in all, first one included. */
+  maxAttempts: number;
+  retryBaseDelayMs: number;
+  retryMaxDelayMs: number;
+  /** Proxy settings read from the environment given to resolveClientConfig (not process.env at request time). */
+  proxy: { httpProxy?: string; httpsProxy?: string; noProxy?: string };
+}
+
+export const DEFAULT_TIMEOUTS = { connectMs: 10_000, headersMs: 300_000, bodyMs: 60_000 } as const;
+export const DEFAULT_RETRY = { attempts: 4, baseDelayMs: 500, maxDelayMs: 30_000 } as const;
+
+function envNumber(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0) {
+    throw new UsageError(
+      'invalid_environment',
+      `${name}=${JSON.stringify(raw)} is not a non-negative number`,
+      {
+        hint: `unset ${name} or give it a number of milliseconds`,
+      },
+    );
+  }
+  return value;
+}
+
+export function parseBaseUrl(raw: string | undefined, source: string): string {
+  if (raw === undefined || raw.trim() === '') {
+    throw new UsageError(
+      'missing_base_url',
+      'no service URL: the remote route needs the tfgate service address',
+      {
+        hint: 'pass --base-url https://tfgate.example.com or set TFGATE_BASE_URL',
+      },
+    );
+  }
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new UsageError('invalid_base_url', `${source} is not a URL: ${JSON.stringify(raw)}`, {
+      hint: 'give the service address with its scheme, e.g. https://tfgate.example.com',
+    });
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new UsageError('invalid_base_url', `${source} must be an http or https URL, not ${url.protocol}`, {
+      hint: 'e.g. https://tfgate.example.com',
+    });
+  }
+  if (url.username || url.password) {
+    // Never echo the URL here: it holds a credential.
+    throw new UsageError('invalid_base_url', `${source} contains a user name or password`, {
+      hint: 'remove the credentials from the URL; the API key goes in TFGATE_API_KEY',
+    });
+  }
+  if (url.search || url.hash) {
+    throw new UsageError(
+      'invalid_base_url',
+      `${source} must not have a query or fragment: ${url.origin}${url.pathname}`,
+      {
+        hint: 'give only the service address, e.g. https://tfgate.example.com',
+      },
+    );
+  }
+  return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+}
+
+async function readCa(path: string, source: string): Promise<string> {
+  try {
+    const pem = await readFile(path, 'utf8');
+    if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
+      throw new UsageError('invalid_ca_file', `${source} (${path}) holds no PEM certificate`, {
+        hint: 'give a PEM file with one or more "-----BEGIN CERTIFICATE-----" blocks',
+      });
+    }
+    return pem;
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError('invalid_ca_file', `cannot read ${source} (${path}): ${(error as Error).message}`, {
+      hint: 'check the path of the CA bundle',
+      cause: error,
+    });
+  }
+}
+
+/** Flags and environment -> one validated config. Throws a UsageError (exit 1) saying what to fix. */
+export async function resolveClientConfig(
+  flags: ClientFlags = {},
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ClientConfig> {
+  const parsed = clientFlagsSchema.safeParse(flags);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new UsageError(
+      'invalid_option',
+      `invalid --${String(issue?.path[0] ?? 'option')}: ${issue?.message ?? ''}`,
+    );
+  }
+  const f = parsed.data;
+  const baseUrl = parseBaseUrl(
+    f.baseUrl ?? env.TFGATE_BASE_URL,
+    f.baseUrl ? '--base-url' : 'TFGATE_BASE_URL',
+  );
+
+  const apiKey = env.TFGATE_API_KEY?.trim();
+  if (!apiKey) {
+    throw new UsageError('missing_api_key', 'TFGATE_API_KEY is not set: the service needs an API key', {
+      hint: "put the key in your pipeline's secret store and expose it as TFGATE_API_KEY (in GitHub Actions: env TFGATE_API_KEY from secrets.TFGATE_API_KEY); tfgate never takes it from a flag",
+    });
+  }
+  // A header value cannot hold control characters; say so without printing the key.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: detecting them is the point
+  if (/[\u0000-\u001f\u007f]/.test(apiKey)) {
+    throw new UsageError('invalid_api_key', 'TFGATE_API_KEY contains a control character (a newline?)', {
+      hint: 'store the key without a trailing newline',
+    });
+  }
+
+  const extra: string[] = [];
+  if (f.caFile) extra.push(await readCa(f.caFile, '--ca-file'));
+  if (env.NODE_EXTRA_CA_CERTS) extra.push(await readCa(env.NODE_EXTRA_CA_CERTS, 'NODE_EXTRA_CA_CERTS'));
+
+  const timeoutMs = f.timeout === undefined ? undefined : Math.round(f.timeout * 1000);
+  const retries = f.retries ?? envNumber(env, 'TFGATE_RETRIES');
+  const proxyEnv = (lower: string, upper: string) => env[lower] ?? env[upper];
+  const proxy: ClientConfig['proxy'] = {};
+  const httpProxy = proxyEnv('http_proxy', 'HTTP_PROXY');
+  const httpsProxy = proxyEnv('https_proxy', 'HTTPS_PROXY');
+  const noProxy = proxyEnv('no_proxy', 'NO_PROXY');
+  if (httpProxy) proxy.httpProxy = httpProxy;
+  if (httpsProxy) proxy.httpsProxy = httpsProxy;
+  if (noProxy) proxy.noProxy = noProxy;
+
+  return {
+    baseUrl,
+    apiKey,
+    // Passing `ca` replaces Node's store, so the system roots go first.
+    ...(extra.length > 0 ? { ca: [...rootCertificates, ...extra] } : {}),
+    connectTimeoutMs: envNumber(env, 'TFGATE_CONNECT_TIMEOUT_MS') ?? DEFAULT_TIMEOUTS.connectMs,
+    headersTimeoutMs: timeoutMs ?? envNumber(env, 'TFGATE_HEADERS_TIMEOUT_MS') ?? DEFAULT_TIMEOUTS.headersMs,
+    bodyTimeoutMs: timeoutMs ?? envNumber(env, 'TFGATE_BODY_TIMEOUT_MS') ?? DEFAULT_TIMEOUTS.bodyMs,
+    maxAttempts: retries === undefined ? DEFAULT_RETRY.attempts : retries + 1,
+    retryBaseDelayMs: envNumber(env, 'TFGATE_RETRY_BASE_DELAY_MS') ?? DEFAULT_RETRY.baseDelayMs,
+    retryMaxDelayMs: envNumber(env, 'TFGATE_RETRY_MAX_DELAY_MS') ?? DEFAULT_RETRY.maxDelayMs,
+    proxy,
+  };
+}

@@ -1,0 +1,158 @@
+// HTTP status -> TfgateError, as a table. The contract's error body refines the message when it matches;
+// without it the status alone decides, so any service that follows the interface gets a clear error.
+import { ExitCode, TfgateError } from '../errors/index.js';
+import type { ContractError } from './schemas.js';
+
+export type Operation = 'gate' | 'evaluation' | 'bundle' | 'public key';
+
+export interface FailureContext {
+  operation: Operation;
+  status: number;
+  baseUrl: string;
+  packageId?: string;
+  /** The contract error body, when the response had one that matched. */
+  body?: ContractError;
+  /** Attempts made, retries included. */
+  attempts: number;
+}
+
+interface StatusRule {
+  code: (ctx: FailureContext) => string;
+  exitCode: (ctx: FailureContext) => ExitCode;
+  message: (ctx: FailureContext) => string;
+  hint: (ctx: FailureContext) => string;
+}
+
+const pkg = (ctx: FailureContext) => (ctx.packageId ? `package "${ctx.packageId}"` : 'the package');
+const said = (ctx: FailureContext) => (ctx.body ? `: ${ctx.body.message}` : '');
+const tries = (ctx: FailureContext) => (ctx.attempts > 1 ? ` (after ${ctx.attempts} attempts)` : '');
+const bodyCode = (fallback: string) => (ctx: FailureContext) => ctx.body?.code ?? fallback;
+const fixed =
+  <T>(value: T) =>
+  () =>
+    value;
+
+const NOTHING_APPLIED = 'Nothing was applied.';
+
+/** Exit 1 when the caller must fix its own invocation or credentials; exit 4 when no decision was reached. */
+const STATUS_RULES: Record<number, StatusRule> = {
+  400: {
+    code: bodyCode('bad_request'),
+    // A plan the service cannot read is like an unreadable plan locally (exit 4); a bad parameter is usage.
+    exitCode: (ctx) =>
+      ctx.body?.code === 'invalid_parameter' || (!ctx.body && ctx.operation !== 'evaluation')
+        ? ExitCode.usage
+        : ExitCode.noDecision,
+    message: (ctx) => `the service rejected the ${ctx.operation} request (HTTP 400)${said(ctx)}`,
+    hint: (ctx) =>
+      ctx.body?.code === 'invalid_plan' || ctx.operation === 'evaluation'
+        ? `send the output of "terraform show -json <planfile>" for a saved plan. ${NOTHING_APPLIED}`
+        : 'check --min-severity (low, medium, high, critical) and the other options',
+  },
+  401: {
+    code: bodyCode('unauthorized'),
+    exitCode: fixed(ExitCode.usage),
+    message: (ctx) => `the service did not accept the API key (HTTP 401)${said(ctx)}`,
+    hint: () =>
+      "set TFGATE_API_KEY from the pipeline's secret store; the key may be mistyped, revoked, or for another service",
+  },
+  403: {
+    code: bodyCode('forbidden'),
+    exitCode: fixed(ExitCode.usage),
+    message: (ctx) => {
+      if (ctx.body?.code === 'insufficient_scope')
+        return `the API key lacks a scope this call needs${said(ctx)}`;
+      if (ctx.body?.code === 'plan_not_eligible')
+        return `the account's plan does not include the conformance gate${said(ctx)}`;
+      return `the service refused the ${ctx.operation} call (HTTP 403)${said(ctx)}`;
+    },
+    hint: (ctx) => {
+      if (ctx.body?.code === 'insufficient_scope')
+        return 'use a key with the compliance:read scope (an admin creates one with POST /v1/admin/accounts/<account>/api-keys)';
+      if (ctx.body?.code === 'plan_not_eligible')
+        return 'the gate, plan evaluation, bundle and public key need the large plan or above; ask an admin to upgrade the account';
+      return 'the key needs the compliance:read scope, and the account the large plan or above';
+    },
+  },
+  404: {
+    code: bodyCode('not_found'),
+    exitCode: (ctx) => (ctx.operation === 'public key' ? ExitCode.noDecision : ExitCode.usage),
+    message: (ctx) =>
+      ctx.operation === 'public key'
+        ? `the service at ${ctx.baseUrl} has no public key (HTTP 404)${said(ctx)}`
+        : `${pkg(ctx)} was not found at ${ctx.baseUrl} (HTTP 404)${said(ctx)}`,
+    hint: (ctx) =>
+      ctx.operation === 'public key'
+        ? 'check --base-url: it must point at the tfgate service root'
+        : 'check --package (the identifier is shown in the package header) and --base-url; a package of another account is not visible to this key',
+  },
+  409: {
+    code: bodyCode('package_not_approved'),
+    exitCode: fixed(ExitCode.noDecision),
+    message: (ctx) => `${pkg(ctx)} is not approved, so it cannot be gated (HTTP 409)${said(ctx)}`,
+    hint: () =>
+      `approve the package (POST /v1/analysis/conformance/packages/<id>/approve); a changed design needs approval again. ${NOTHING_APPLIED}`,
+  },
+  413: {
+    code: bodyCode('payload_too_large'),
+    exitCode: fixed(ExitCode.noDecision),
+    message: (ctx) => `the plan is larger than the service accepts (HTTP 413)${said(ctx)}`,
+    hint: () =>
+      `evaluate it locally with a pulled bundle (tfgate bundle pull, then --bundle and --public-key), or raise the service's size limit. ${NOTHING_APPLIED}`,
+  },
+  415: {
+    code: bodyCode('unsupported_media_type'),
+    exitCode: fixed(ExitCode.usage),
+    message: (ctx) => `the service refused the request's content type (HTTP 415)${said(ctx)}`,
+    hint: () => 'this is a bug in tfgate or a proxy rewriting headers; please report it',
+  },
+  429: {
+    code: bodyCode('rate_limited'),
+    exitCode: fixed(ExitCode.noDecision),
+    message: (ctx) =>
+      `the service kept rate-limiting the ${ctx.operation} call (HTTP 429)${tries(ctx)}${said(ctx)}`,
+    hint: () => `retry the job later, or raise the key's rate limit. ${NOTHING_APPLIED}`,
+  },
+  504: {
+    code: bodyCode('gateway_timeout'),
+    exitCode: fixed(ExitCode.noDecision),
+    message: (ctx) =>
+      ctx.body?.code === 'drift_check_timeout'
+        ? `the drift check ran past its time limit (HTTP 504)${tries(ctx)}${said(ctx)}`
+        : `the service timed out on the ${ctx.operation} call (HTTP 504)${tries(ctx)}${said(ctx)}`,
+    hint: (ctx) =>
+      ctx.body?.code === 'drift_check_timeout'
+        ? `retry later, or gate on the last scheduled check (drop --refresh). ${NOTHING_APPLIED}`
+        : `retry the job later. ${NOTHING_APPLIED}`,
+  },
+};
+
+const SERVER_ERROR: StatusRule = {
+  code: bodyCode('service_unavailable'),
+  exitCode: fixed(ExitCode.noDecision),
+  message: (ctx) =>
+    `the service failed the ${ctx.operation} call (HTTP ${ctx.status})${tries(ctx)}${said(ctx)}`,
+  hint: () => `retry the job later, or check the service's health. ${NOTHING_APPLIED}`,
+};
+
+const UNEXPECTED: StatusRule = {
+  code: fixed('unexpected_status'),
+  exitCode: fixed(ExitCode.noDecision),
+  message: (ctx) =>
+    `the service answered the ${ctx.operation} call with an unexpected HTTP ${ctx.status}${said(ctx)}`,
+  hint: () =>
+    `check --base-url: it must point at the tfgate service, not a proxy or login page. ${NOTHING_APPLIED}`,
+};
+
+export function errorForStatus(ctx: FailureContext): TfgateError {
+  const rule = STATUS_RULES[ctx.status] ?? (ctx.status >= 500 ? SERVER_ERROR : UNEXPECTED);
+  return new TfgateError(rule.code(ctx), rule.message(ctx), {
+    exitCode: rule.exitCode(ctx),
+    hint: rule.hint(ctx),
+    details: {
+      status: ctx.status,
+      operation: ctx.operation,
+      ...(ctx.body ? { service_code: ctx.body.code } : {}),
+    },
+  });
+}

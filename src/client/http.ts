@@ -1,0 +1,273 @@
+// The HTTP transport: one undici dispatcher (proxy-aware, custom CA), timeouts, and retries with backoff.
+import type { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type Dispatcher, EnvHttpProxyAgent, request } from 'undici';
+import { NoDecisionError, type TfgateError } from '../errors/index.js';
+import type { ClientConfig } from './config.js';
+import { errorForStatus, type Operation } from './errors.js';
+import { redact } from './redact.js';
+import { type ContractError, contractErrorSchema } from './schemas.js';
+
+/** Statuses worth another attempt: rate limiting and gateway trouble (issue "The client"). */
+const RETRYABLE_STATUSES = new Set([429, 502, 503, 504]);
+
+/** Network failures worth another attempt; TLS and certificate errors are not (retrying cannot fix them). */
+const RETRYABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+]);
+
+const MAX_JSON_BODY_BYTES = 64 * 1024 * 1024;
+
+export interface RequestSpec {
+  operation: Operation;
+  method: 'GET' | 'POST';
+  /** Path under the base URL, starting with "/v1/". */
+  path: string;
+  query?: Record<string, string | undefined>;
+  headers?: Record<string, string>;
+  packageId?: string;
+  /**
+   * The request body. Called once per attempt, so a retry re-streams from the start. When `reopenable`
+   * is false the request is never retried, and `notReopenableReason` says why in the error.
+   */
+  body?: { open(): Readable; reopenable: boolean; description: string };
+}
+
+export interface ServiceResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Dispatcher.ResponseData['body'];
+  attempts: number;
+}
+
+export interface TransportDeps {
+  /** For tests: a dispatcher to use instead of the environment-configured agent. */
+  dispatcher?: Dispatcher;
+  random?: () => number;
+  sleep?: (ms: number) => Promise<unknown>;
+}
+
+function errorCode(error: unknown): string | undefined {
+  for (let e: unknown = error, depth = 0; e && depth < 5; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function isTlsError(code: string | undefined): boolean {
+  return (
+    code !== undefined &&
+    (code.startsWith('ERR_TLS') ||
+      code.startsWith('ERR_SSL') ||
+      /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|DEPTH_ZERO/.test(code))
+  );
+}
+
+/** Parse Retry-After (seconds or an HTTP date) into milliseconds. */
+export function retryAfterMs(value: string | string[] | undefined, now = Date.now()): number | undefined {
+  const raw = Array.isArray(value) ? value[0] : value;
+  if (raw === undefined || raw.trim() === '') return undefined;
+  if (/^\d+$/.test(raw.trim())) return Number(raw.trim()) * 1000;
+  const date = Date.parse(raw);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+export class ServiceTransport {
+  readonly baseUrl: string;
+  readonly #config: ClientConfig;
+  readonly #dispatcher: Dispatcher;
+  readonly #ownsDispatcher: boolean;
+  readonly #random: () => number;
+  readonly #sleep: (ms: number) => Promise<unknown>;
+
+  constructor(config: ClientConfig, deps: TransportDeps = {}) {
+    this.baseUrl = config.baseUrl;
+    this.#config = config;
+    this.#ownsDispatcher = deps.dispatcher === undefined;
+    this.#dispatcher = deps.dispatcher ?? createDispatcher(config);
+    this.#random = deps.random ?? Math.random;
+    this.#sleep = deps.sleep ?? ((ms) => sleep(ms));
+  }
+
+  async close(): Promise<void> {
+    if (this.#ownsDispatcher) await this.#dispatcher.close();
+  }
+
+  /** Make every message safe to print: the key never appears, however the error was built. */
+  redact(text: string): string {
+    return redact(text, [this.#config.apiKey]);
+  }
+
+  url(spec: RequestSpec): string {
+    const url = new URL(`${this.baseUrl}${spec.path}`);
+    for (const [name, value] of Object.entries(spec.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(name, value);
+    }
+    return url.toString();
+  }
+
+  /** Exponential backoff with jitter: half fixed, half random, so clients that failed together spread out. */
+  backoffMs(retry: number): number {
+    const ceiling = Math.min(this.#config.retryMaxDelayMs, this.#config.retryBaseDelayMs * 2 ** (retry - 1));
+    return Math.round(ceiling / 2 + (this.#random() * ceiling) / 2);
+  }
+
+  /**
+   * Send with retries. Returns the response (any status) for the caller to interpret, except that a
+   * retryable status is retried while attempts remain. Throws NoDecisionError when the service
+   * cannot be reached.
+   */
+  async send(spec: RequestSpec): Promise<ServiceResponse> {
+    const url = this.url(spec);
+    const canRetry = spec.body === undefined || spec.body.reopenable;
+    const maxAttempts = canRetry ? this.#config.maxAttempts : 1;
+    for (let attempt = 1; ; attempt++) {
+      let sourceError: unknown;
+      let stream: Readable | undefined;
+      try {
+        if (spec.body) {
+          stream = spec.body.open();
+          stream.once('error', (error) => {
+            sourceError = error;
+          });
+        }
+        const res = await request(url, {
+          method: spec.method,
+          dispatcher: this.#dispatcher,
+          headers: { 'x-api-key': this.#config.apiKey, 'user-agent': 'tfgate', ...spec.headers },
+          ...(stream ? { body: stream } : {}),
+          headersTimeout: this.#config.headersTimeoutMs,
+          bodyTimeout: this.#config.bodyTimeoutMs,
+        });
+        if (RETRYABLE_STATUSES.has(res.statusCode) && attempt < maxAttempts) {
+          const asked = retryAfterMs(res.headers['retry-after']);
+          // A wait longer than we are willing to sleep is not retried: the caller gets the status now.
+          if (asked === undefined || asked <= this.#config.retryMaxDelayMs) {
+            await res.body.dump();
+            stream?.destroy();
+            await this.#sleep(asked ?? this.backoffMs(attempt));
+            continue;
+          }
+        }
+        return { status: res.statusCode, headers: res.headers, body: res.body, attempts: attempt };
+      } catch (error) {
+        stream?.destroy();
+        if (sourceError !== undefined) throw this.#sourceFailure(spec, sourceError);
+        const code = errorCode(error);
+        const retryable = code !== undefined && RETRYABLE_CODES.has(code) && !isTlsError(code);
+        if (retryable && attempt < maxAttempts) {
+          await this.#sleep(this.backoffMs(attempt));
+          continue;
+        }
+        throw this.#connectionFailure(spec, error, code, attempt, retryable && !canRetry);
+      }
+    }
+  }
+
+  #sourceFailure(spec: RequestSpec, error: unknown): TfgateError {
+    const what = spec.body?.description ?? 'the request body';
+    return new NoDecisionError(
+      'plan_unreadable',
+      this.redact(`could not read the plan from ${what}: ${(error as Error).message}`),
+      {
+        hint: 'check that the plan file exists and is readable. Nothing was applied.',
+        cause: error,
+      },
+    );
+  }
+
+  #connectionFailure(
+    spec: RequestSpec,
+    error: unknown,
+    code: string | undefined,
+    attempts: number,
+    notRetriedBecauseOneShot: boolean,
+  ): TfgateError {
+    const detail = this.redact(`${(error as Error).message ?? String(error)}${code ? ` (${code})` : ''}`);
+    const tls = isTlsError(code);
+    const afterTries = attempts > 1 ? ` after ${attempts} attempts` : '';
+    const message = `could not reach the tfgate service at ${this.baseUrl} for the ${spec.operation}${afterTries}: ${detail}`;
+    let hint: string;
+    if (tls) {
+      hint =
+        "the service's certificate is not trusted: pass its CA with --ca-file <pem> or NODE_EXTRA_CA_CERTS. Nothing was applied.";
+    } else if (notRetriedBecauseOneShot) {
+      hint = `not retried: the plan came from ${spec.body?.description ?? 'a stream'}, which can only be read once; pass the plan as a file (--plan-json <file>) so a failed upload can be re-sent. Nothing was applied.`;
+    } else {
+      hint =
+        'check --base-url / TFGATE_BASE_URL, the network, and HTTPS_PROXY / NO_PROXY. Nothing was applied (fail closed).';
+    }
+    return new NoDecisionError(tls ? 'service_tls_error' : 'service_unreachable', message, {
+      hint,
+      cause: error,
+      details: { operation: spec.operation, attempts, ...(code ? { code } : {}) },
+    });
+  }
+
+  /** Read a JSON body up to a cap; undefined when it is not JSON or too large. Never throws. */
+  async readJson(res: ServiceResponse): Promise<unknown> {
+    try {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of res.body) {
+        size += (chunk as Buffer).length;
+        if (size > MAX_JSON_BODY_BYTES) {
+          res.body.destroy();
+          return undefined;
+        }
+        chunks.push(chunk as Buffer);
+      }
+      const text = Buffer.concat(chunks).toString('utf8');
+      return text.trim() === '' ? undefined : JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The contract error body, if the response carries one; its message redacted. */
+  contractError(json: unknown): ContractError | undefined {
+    const parsed = contractErrorSchema.safeParse(json);
+    if (!parsed.success) return undefined;
+    return { ...parsed.data.error, message: this.redact(parsed.data.error.message) };
+  }
+
+  /** The error for a status the caller does not handle, using the contract error body when it matches. */
+  async failure(spec: RequestSpec, res: ServiceResponse, json?: unknown): Promise<TfgateError> {
+    const body = this.contractError(json === undefined ? await this.readJson(res) : json);
+    return errorForStatus({
+      operation: spec.operation,
+      status: res.status,
+      baseUrl: this.baseUrl,
+      attempts: res.attempts,
+      ...(spec.packageId ? { packageId: spec.packageId } : {}),
+      ...(body ? { body } : {}),
+    });
+  }
+}
+
+/** undici's EnvHttpProxyAgent honours HTTP(S)_PROXY and NO_PROXY; the CA goes to direct and tunnelled TLS alike. */
+export function createDispatcher(config: ClientConfig): Dispatcher {
+  const tls = config.ca ? { ca: config.ca } : {};
+  return new EnvHttpProxyAgent({
+    // Empty strings keep undici from reading process.env again: the config already read the environment.
+    httpProxy: config.proxy.httpProxy ?? '',
+    httpsProxy: config.proxy.httpsProxy ?? '',
+    noProxy: config.proxy.noProxy ?? '',
+    connect: { timeout: config.connectTimeoutMs, ...tls },
+    requestTls: { timeout: config.connectTimeoutMs, ...tls },
+    ...(config.ca ? { proxyTls: tls } : {}),
+  });
+}

@@ -1,0 +1,21 @@
+// The service client: configuration, transport (timeouts, retries, proxies, CAs), and the conformance calls.
+export {
+  type BundleDownload,
+  CONFORMANCE_PATH,
+  type GateOutcome,
+  packagePath,
+  ServiceClient,
+} from './client.js';
+export {
+  type ClientConfig,
+  type ClientFlags,
+  clientFlagsSchema,
+  DEFAULT_RETRY,
+  DEFAULT_TIMEOUTS,
+  resolveClientConfig,
+} from './config.js';
+export { errorForStatus, type Operation } from './errors.js';
+export { createDispatcher, retryAfterMs, ServiceTransport, type TransportDeps } from './http.js';
+export { redact } from './redact.js';
+export { detailsUnavailable, RemoteEvaluator } from './remote-evaluator.js';
+export { contractErrorSchema, evaluationResultSchema, gateResultSchema } from './schemas.js';

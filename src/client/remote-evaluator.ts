@@ -1,0 +1,89 @@
+// The service route of the PlanEvaluator seam: the plan is streamed as the request body, never held whole.
+import type { PlanEvaluator } from '../commands/evaluator.js';
+import { NoDecisionError } from '../errors/index.js';
+import type { EvaluationResult, Severity } from '../model/index.js';
+import type { PlanSource } from '../plan/index.js';
+import type { ServiceClient } from './client.js';
+import { packagePath } from './client.js';
+import type { RequestSpec } from './http.js';
+import { evaluationResultSchema } from './schemas.js';
+
+/** Results decided by status alone carry no findings; this says why, for the report. */
+const statusOnly = new WeakMap<EvaluationResult, string>();
+
+/** Why a result has no details (the service blocked without a readable body), or undefined. */
+export function detailsUnavailable(result: EvaluationResult): string | undefined {
+  return statusOnly.get(result);
+}
+
+export class RemoteEvaluator implements PlanEvaluator {
+  readonly description: string;
+  readonly #client: ServiceClient;
+  readonly #packageId: string;
+
+  constructor(client: ServiceClient, packageId: string) {
+    this.#client = client;
+    this.#packageId = packageId;
+    this.description = `service ${client.baseUrl} (package ${packageId})`;
+  }
+
+  async evaluate(source: PlanSource, minSeverity: Severity): Promise<EvaluationResult> {
+    const transport = this.#client.transport;
+    const spec: RequestSpec = {
+      operation: 'evaluation',
+      method: 'POST',
+      path: packagePath(this.#packageId, 'evaluate/terraform'),
+      packageId: this.#packageId,
+      query: { min_severity: minSeverity, fail_status: 'true' },
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      // Each attempt re-opens the source, so a retry re-streams the plan from its first byte.
+      body: { open: () => source.open(), reopenable: source.reopenable, description: source.description },
+    };
+    const res = await transport.send(spec);
+    if (res.status !== 200 && res.status !== 409) throw await transport.failure(spec, res);
+    const json = await transport.readJson(res);
+    if (res.status === 409) {
+      const error = transport.contractError(json);
+      if (error && error.code !== 'evaluation_blocked') throw await transport.failure(spec, res, json);
+      const parsed = evaluationResultSchema.safeParse(json);
+      if (parsed.success && parsed.data.decision === 'block') return parsed.data;
+      // Blocked, by status: fail closed with what we know.
+      const result: EvaluationResult = {
+        package_id: this.#packageId,
+        decision: 'block',
+        min_severity: minSeverity,
+        findings: [],
+        counts: {
+          resource_changes: 0,
+          creations: 0,
+          destructions: 0,
+          unrecognized: 0,
+          findings: 0,
+          updates: 0,
+          reads: 0,
+          imports: 0,
+          forgets: 0,
+          no_ops: 0,
+        },
+      };
+      statusOnly.set(
+        result,
+        'the service answered HTTP 409 without a body tfgate could read, so no findings are shown',
+      );
+      return result;
+    }
+    // The interface does not say that findings make the status an error, so a 200 is only a pass
+    // when its body says so: an unreadable body is no decision.
+    const parsed = evaluationResultSchema.safeParse(json);
+    if (!parsed.success) {
+      throw new NoDecisionError(
+        'unreadable_evaluation',
+        `the service at ${this.#client.baseUrl} answered the evaluation with HTTP 200 but a body that is not the contract's evaluation result`,
+        {
+          hint: 'check --base-url points at the tfgate service (not a proxy or login page); nothing was applied (fail closed)',
+        },
+      );
+    }
+    return parsed.data;
+  }
+}

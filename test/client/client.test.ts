@@ -1,0 +1,303 @@
+// The client against contract-following HTTP servers on loopback: status semantics, bodies, errors.
+import { afterEach, describe, expect, it } from 'vitest';
+import { RemoteEvaluator, resolveClientConfig, ServiceClient } from '../../src/client/index.js';
+import { isTfgateError, type TfgateError } from '../../src/errors/index.js';
+import { bufferSource } from '../../src/plan/index.js';
+import { evaluation, gate } from '../report/fixtures.js';
+import {
+  contractError,
+  type Loopback,
+  readBody,
+  sendJson,
+  startLoopback,
+  TEST_KEY,
+  testEnv,
+} from './loopback.js';
+
+let server: Loopback | undefined;
+let client: ServiceClient | undefined;
+afterEach(async () => {
+  await client?.close();
+  await server?.close();
+  client = undefined;
+  server = undefined;
+});
+
+async function serve(handler: Parameters<typeof startLoopback>[0]) {
+  server = await startLoopback(handler);
+  client = await ServiceClient.fromOptions({}, testEnv(server.baseUrl));
+  return { server, client };
+}
+
+async function failure(promise: Promise<unknown>): Promise<TfgateError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!isTfgateError(error)) throw new Error(`expected a TfgateError, got ${String(error)}`);
+  return error;
+}
+
+describe('gate call', () => {
+  it('sends fail_status, min_severity, refresh and the key header, and reads a matching 200 as a pass', async () => {
+    const body = gate({ decision: 'pass', blocking: [], counts: { open: 0, acknowledged: 1, blocking: 0 } });
+    const { server, client } = await serve((_req, res) => sendJson(res, 200, body));
+    const outcome = await client.gate('payments', { minSeverity: 'high', refresh: true });
+    expect(outcome.decision).toBe('pass');
+    expect(outcome.result).toEqual(body);
+    expect(outcome.detailsUnavailable).toBeUndefined();
+    const [req] = server.requests;
+    expect(req?.method).toBe('POST');
+    expect(req?.url.pathname).toBe('/v1/analysis/conformance/packages/payments/gate');
+    expect(Object.fromEntries(req?.url.searchParams ?? [])).toEqual({
+      fail_status: 'true',
+      min_severity: 'high',
+      refresh: 'true',
+    });
+    expect(req?.headers['x-api-key']).toBe(TEST_KEY);
+  });
+
+  it('omits refresh unless asked', async () => {
+    const { server, client } = await serve((_req, res) =>
+      sendJson(res, 200, gate({ decision: 'pass', blocking: [] })),
+    );
+    await client.gate('payments', { minSeverity: 'low' });
+    expect(server.requests[0]?.url.searchParams.has('refresh')).toBe(false);
+  });
+
+  it('reads a 409 with the contract body as a block with its findings', async () => {
+    const body = { ...gate(), error: { code: 'gate_blocked', message: '1 open finding' } };
+    const { client } = await serve((_req, res) => sendJson(res, 409, body));
+    const outcome = await client.gate('payments', { minSeverity: 'high' });
+    expect(outcome.decision).toBe('block');
+    expect(outcome.result.blocking.map((f) => f.address)).toEqual(['aws_db_instance.ledger']);
+  });
+
+  it('decides from the status alone when the body is not the contract shape', async () => {
+    const { client } = await serve((req, res) => {
+      res.writeHead(req.url?.includes('min_severity=critical') ? 200 : 409, { 'content-type': 'text/plain' });
+      res.end('nope');
+    });
+    const blocked = await client.gate('payments', { minSeverity: 'high' });
+    expect(blocked.decision).toBe('block');
+    expect(blocked.detailsUnavailable).toMatch(/HTTP 409 without a body/);
+    const passed = await client.gate('payments', { minSeverity: 'critical' });
+    expect(passed.decision).toBe('pass');
+    expect(passed.detailsUnavailable).toMatch(/HTTP 200/);
+  });
+
+  it('refuses a body that contradicts the status (fail closed, exit 4)', async () => {
+    const { client } = await serve((_req, res) => sendJson(res, 200, gate()));
+    const error = await failure(client.gate('payments', { minSeverity: 'high' }));
+    expect(error.code).toBe('contradictory_response');
+    expect(error.exitCode).toBe(4);
+  });
+
+  it('tells an unapproved package (409 package_not_approved) apart from a block', async () => {
+    const { client } = await serve((_req, res) =>
+      sendJson(res, 409, contractError('package_not_approved', 'package payments has no approved design')),
+    );
+    const error = await failure(client.gate('payments', { minSeverity: 'high' }));
+    expect(error.code).toBe('package_not_approved');
+    expect(error.exitCode).toBe(4);
+    expect(error.message).toContain('not approved');
+    expect(error.hint).toMatch(/approve/);
+  });
+});
+
+describe('errors by status', () => {
+  const cases: Array<{
+    status: number;
+    body?: unknown;
+    code: string;
+    exit: number;
+    message: RegExp;
+    hint: RegExp;
+  }> = [
+    {
+      status: 401,
+      body: contractError('invalid_api_key', 'the key is not valid'),
+      code: 'invalid_api_key',
+      exit: 1,
+      message: /did not accept the API key.*the key is not valid/,
+      hint: /TFGATE_API_KEY/,
+    },
+    { status: 401, code: 'unauthorized', exit: 1, message: /HTTP 401/, hint: /secret store/ },
+    {
+      status: 403,
+      body: contractError('insufficient_scope', 'this call needs the compliance:read scope'),
+      code: 'insufficient_scope',
+      exit: 1,
+      message: /lacks a scope.*compliance:read/,
+      hint: /compliance:read/,
+    },
+    {
+      status: 403,
+      body: contractError('plan_not_eligible', 'account plan team is below large'),
+      code: 'plan_not_eligible',
+      exit: 1,
+      message: /plan does not include.*team is below large/,
+      hint: /large plan or above/,
+    },
+    { status: 403, code: 'forbidden', exit: 1, message: /HTTP 403/, hint: /compliance:read.*large/ },
+    {
+      status: 404,
+      body: contractError('package_not_found', 'no package payments'),
+      code: 'package_not_found',
+      exit: 1,
+      message: /package "payments" was not found/,
+      hint: /--package/,
+    },
+    { status: 500, code: 'service_unavailable', exit: 4, message: /HTTP 500/, hint: /Nothing was applied/ },
+    { status: 302, code: 'unexpected_status', exit: 4, message: /unexpected HTTP 302/, hint: /--base-url/ },
+  ];
+  for (const c of cases) {
+    it(`maps HTTP ${c.status}${c.body ? ` ${(c.body as { error: { code: string } }).error.code}` : ' without a body'} to exit ${c.exit}`, async () => {
+      const { client } = await serve((_req, res) => {
+        if (c.body) sendJson(res, c.status, c.body);
+        else {
+          res.writeHead(c.status);
+          res.end();
+        }
+      });
+      const error = await failure(client.gate('payments', { minSeverity: 'high' }));
+      expect(error.code).toBe(c.code);
+      expect(error.exitCode).toBe(c.exit);
+      expect(error.message).toMatch(c.message);
+      expect(error.hint).toMatch(c.hint);
+    });
+  }
+
+  it('never repeats the API key, even when the service echoes it', async () => {
+    const { client } = await serve((_req, res) =>
+      sendJson(res, 401, contractError('invalid_api_key', `key ${TEST_KEY} is revoked`)),
+    );
+    const error = await failure(client.gate('payments', { minSeverity: 'high' }));
+    expect(error.message).toContain('key *** is revoked');
+    expect(JSON.stringify({ m: error.message, h: error.hint, d: error.details })).not.toContain(TEST_KEY);
+  });
+});
+
+describe('remote evaluation', () => {
+  const plan = JSON.stringify({ format_version: '1.2', resource_changes: [] });
+
+  it('streams the plan as the JSON body and returns a matching result', async () => {
+    const result = evaluation();
+    const { server, client } = await serve(async (req, res, recorded) => {
+      await readBody(req, recorded);
+      sendJson(res, 409, { ...result, error: { code: 'evaluation_blocked', message: 'blocked' } });
+    });
+    const evaluator = new RemoteEvaluator(client, 'payments');
+    expect(evaluator.description).toContain(server.baseUrl);
+    const out = await evaluator.evaluate(bufferSource(plan, 'plan.json'), 'high');
+    expect(out).toEqual(result);
+    const [req] = server.requests;
+    expect(req?.url.pathname).toBe('/v1/analysis/conformance/packages/payments/evaluate/terraform');
+    expect(Object.fromEntries(req?.url.searchParams ?? [])).toEqual({
+      min_severity: 'high',
+      fail_status: 'true',
+    });
+    expect(req?.headers['content-type']).toBe('application/json');
+    expect(req?.headers['x-api-key']).toBe(TEST_KEY);
+    expect(req?.body?.toString()).toBe(plan);
+  });
+
+  it('fills counts the contract leaves out, and passes on a matching 200', async () => {
+    const { counts, ...rest } = evaluation({ decision: 'pass', findings: [] });
+    const contractOnly = {
+      ...rest,
+      counts: {
+        resource_changes: counts.resource_changes,
+        creations: counts.creations,
+        destructions: counts.destructions,
+        unrecognized: counts.unrecognized,
+        findings: 0,
+      },
+    };
+    const { client } = await serve(async (req, res) => {
+      await readBody(req);
+      sendJson(res, 200, contractOnly);
+    });
+    const out = await new RemoteEvaluator(client, 'payments').evaluate(bufferSource(plan), 'high');
+    expect(out.decision).toBe('pass');
+    expect(out.counts.updates).toBe(0);
+  });
+
+  it('is no decision (exit 4) when a 200 body is unreadable: fail closed', async () => {
+    const { client } = await serve(async (req, res) => {
+      await readBody(req);
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<html>login</html>');
+    });
+    const error = await failure(new RemoteEvaluator(client, 'payments').evaluate(bufferSource(plan), 'high'));
+    expect(error.code).toBe('unreadable_evaluation');
+    expect(error.exitCode).toBe(4);
+  });
+
+  it('blocks on a bare 409, with no details', async () => {
+    const { client } = await serve(async (req, res) => {
+      await readBody(req);
+      res.writeHead(409);
+      res.end();
+    });
+    const out = await new RemoteEvaluator(client, 'payments').evaluate(bufferSource(plan), 'high');
+    expect(out.decision).toBe('block');
+    expect(out.findings).toEqual([]);
+  });
+
+  it('explains 413 and 400 invalid_plan as no decision (exit 4)', async () => {
+    const { client } = await serve(async (req, res) => {
+      await readBody(req);
+      if (req.url?.includes('big')) sendJson(res, 413, contractError('payload_too_large', 'over 512 MiB'));
+      else sendJson(res, 400, contractError('invalid_plan', 'resource_changes[0].change.actions: unknown'));
+    });
+    const big = await failure(new RemoteEvaluator(client, 'big').evaluate(bufferSource(plan), 'high'));
+    expect(big.code).toBe('payload_too_large');
+    expect(big.exitCode).toBe(4);
+    expect(big.hint).toMatch(/bundle pull/);
+    const bad = await failure(new RemoteEvaluator(client, 'payments').evaluate(bufferSource(plan), 'high'));
+    expect(bad.code).toBe('invalid_plan');
+    expect(bad.exitCode).toBe(4);
+    expect(bad.message).toContain('resource_changes[0]');
+  });
+});
+
+describe('configuration', () => {
+  it('requires TFGATE_API_KEY from the environment and a base URL', async () => {
+    await expect(resolveClientConfig({ baseUrl: 'http://127.0.0.1:1' }, {})).rejects.toMatchObject({
+      code: 'missing_api_key',
+      exitCode: 1,
+    });
+    await expect(resolveClientConfig({}, { TFGATE_API_KEY: 'k-123456' })).rejects.toMatchObject({
+      code: 'missing_base_url',
+    });
+  });
+
+  it('rejects a URL with credentials without echoing them', async () => {
+    const error = await failure(
+      resolveClientConfig(
+        { baseUrl: 'https://user:hunter2secret@svc.example' },
+        { TFGATE_API_KEY: 'k-123456' },
+      ),
+    );
+    expect(error.code).toBe('invalid_base_url');
+    expect(error.message).not.toContain('hunter2secret');
+  });
+
+  it('prefers --base-url to TFGATE_BASE_URL and trims the trailing slash', async () => {
+    const config = await resolveClientConfig(
+      { baseUrl: 'https://a.example/tfgate/' },
+      { TFGATE_BASE_URL: 'https://b.example', TFGATE_API_KEY: 'k-123456' },
+    );
+    expect(config.baseUrl).toBe('https://a.example/tfgate');
+  });
+
+  it('names an unreadable CA file', async () => {
+    await expect(
+      resolveClientConfig(
+        { caFile: '/nonexistent/ca.pem' },
+        { TFGATE_BASE_URL: 'https://a', TFGATE_API_KEY: 'k-1234' },
+      ),
+    ).rejects.toMatchObject({ code: 'invalid_ca_file', message: expect.stringContaining('--ca-file') });
+  });
+});
