@@ -46,9 +46,9 @@ export class BundleEvaluator implements PlanEvaluator {
   }
 
   async evaluate(source: PlanSource, minSeverity: Severity): Promise<EvaluationResult> {
+    const plan = await readPlan(source.open(), { description: source.description });
     this.#engine ??= PolicyEngine.load(this.bundle.wasm);
     const engine = await this.#engine;
-    const plan = await readPlan(source.open(), { description: source.description });
     return toEvaluationResult(
       this.bundle.packageId,
       minSeverity,

@@ -1,0 +1,166 @@
+// `tfgate check` through the built CLI when it must not decide: usage errors (exit 1) and fail-closed
+// refusals (exit 4). A stand-in policy is enough here: every refusal happens before the policy runs.
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assembleBundle } from '../../src/policy/bundle/build.js';
+import { BAD_INPUTS, scenario } from '../fixtures/corpus.js';
+import { buildCli, runCli } from '../helpers/cli.js';
+import { generateTestKeys, rewriteBundle, STAND_IN_DATA, standInPolicy } from '../policy/bundle-fixtures.js';
+
+const planPath = scenario('cloud-creations').planPath;
+let dir: string;
+let bundle: Buffer;
+let bundlePath: string;
+let publicKeyPath: string;
+let otherPublicKeyPath: string;
+
+function checkWith(bundleFile: string, keyFile: string, plan = planPath, ...extra: string[]) {
+  return runCli(['check', '--plan-json', plan, '--bundle', bundleFile, '--public-key', keyFile, ...extra]);
+}
+
+async function writeVariant(name: string, bytes: Buffer): Promise<string> {
+  const path = join(dir, name);
+  await writeFile(path, bytes);
+  return path;
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'tfgate-check-errors-'));
+  const keys = generateTestKeys();
+  bundle = assembleBundle(
+    { packageId: 'payments', data: STAND_IN_DATA, policy: await standInPolicy() },
+    { signingKeyPem: keys.privatePem },
+  );
+  bundlePath = await writeVariant('bundle.tar.gz', bundle);
+  publicKeyPath = join(dir, 'public.pem');
+  otherPublicKeyPath = join(dir, 'other.pem');
+  await Promise.all([
+    writeFile(publicKeyPath, keys.publicPem),
+    writeFile(otherPublicKeyPath, generateTestKeys().publicPem),
+    buildCli(),
+  ]);
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('tfgate check fails closed (exit 4, nothing on stdout) on', () => {
+  it.each([
+    ['not JSON', BAD_INPUTS.notJson],
+    ['truncated JSON', BAD_INPUTS.truncated],
+    ['an empty file', BAD_INPUTS.empty],
+    ['an unknown action', BAD_INPUTS.unknownAction],
+    ['a state instead of a plan', BAD_INPUTS.stateNotPlan],
+  ])('a plan that is %s', async (_what, path) => {
+    const result = await checkWith(bundlePath, publicKeyPath, path);
+    expect(result.exitCode).toBe(4);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^error: /);
+  });
+
+  it('a plan file that does not exist, naming it', async () => {
+    const result = await checkWith(bundlePath, publicKeyPath, join(dir, 'nope.json'));
+    expect(result.exitCode).toBe(4);
+    expect(result.stderr).toContain('nope.json');
+  });
+
+  it('a tampered bundle, naming the file', async () => {
+    const tampered = await writeVariant(
+      'tampered.tar.gz',
+      rewriteBundle(bundle, (entries) =>
+        entries.map((e) =>
+          e.name === 'policy.wasm' ? { ...e, data: Buffer.concat([e.data, Buffer.from([0])]) } : e,
+        ),
+      ),
+    );
+    const result = await checkWith(tampered, publicKeyPath);
+    expect(result.exitCode).toBe(4);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('policy.wasm: digest mismatch');
+  });
+
+  it('a bundle signed with another key', async () => {
+    const result = await checkWith(bundlePath, otherPublicKeyPath);
+    expect(result.exitCode).toBe(4);
+    expect(result.stderr).toContain('does not verify');
+  });
+
+  it('a bundle for another package (--package)', async () => {
+    const result = await checkWith(bundlePath, publicKeyPath, planPath, '--package', 'ledger');
+    expect(result.exitCode).toBe(4);
+    expect(result.stderr).toContain('ledger');
+  });
+
+  it('an unsigned bundle without the explicit opt-in', async () => {
+    const unsigned = await writeVariant(
+      'unsigned.tar.gz',
+      rewriteBundle(bundle, (entries) => entries.filter((e) => e.name !== '.signatures.json')),
+    );
+    const result = await checkWith(unsigned, publicKeyPath);
+    expect(result.exitCode).toBe(4);
+    expect(result.stderr).toContain('unsigned');
+  });
+
+  it('a bundle or a public key that does not exist', async () => {
+    const noBundle = await checkWith(join(dir, 'none.tar.gz'), publicKeyPath);
+    expect(noBundle.exitCode).toBe(4);
+    expect(noBundle.stderr).toContain('none.tar.gz');
+    const noKey = await checkWith(bundlePath, join(dir, 'none.pem'));
+    expect(noKey.exitCode).toBe(4);
+    expect(noKey.stderr).toContain('none.pem');
+  });
+
+  it('a public key that is not a PEM public key', async () => {
+    const result = await checkWith(bundlePath, planPath);
+    expect(result.exitCode).toBe(4);
+    expect(result.stderr).toContain('not a PEM public key');
+  });
+
+  it('leaves no report file behind when it refuses', async () => {
+    const out = join(dir, 'never.json');
+    const result = await checkWith(
+      bundlePath,
+      otherPublicKeyPath,
+      planPath,
+      '--format',
+      'json',
+      '--output',
+      out,
+    );
+    expect(result.exitCode).toBe(4);
+    expect((await readdir(dir)).filter((n) => n.startsWith('never') || n.includes('never.json'))).toEqual([]);
+  });
+});
+
+describe('tfgate check usage errors (exit 1)', () => {
+  it.each([
+    ['no plan input', ['--bundle', 'b.tar.gz', '--public-key', 'k.pem'], /--plan-json/],
+    ['no route', ['--plan-json', 'plan.json'], /--bundle/],
+    ['no public key', ['--plan-json', 'plan.json', '--bundle', 'b.tar.gz'], /--public-key/],
+    [
+      'a bad severity',
+      ['--plan-json', 'p', '--bundle', 'b', '--public-key', 'k', '--min-severity', 'severe'],
+      /--min-severity/,
+    ],
+    ['a bad format', ['--plan-json', 'p', '--bundle', 'b', '--public-key', 'k', '--format', 'yaml'], /yaml/],
+    [
+      'two reports on stdout',
+      ['--plan-json', 'p', '--bundle', 'b', '--public-key', 'k', '--format', 'text', '--format', 'json'],
+      /stdout/,
+    ],
+    [
+      'more --output than --format',
+      ['--plan-json', 'p', '--bundle', 'b', '--public-key', 'k', '--output', 'a', '--output', 'b'],
+      /--output/,
+    ],
+    ['an unknown flag', ['--plan-json', 'p', '--frobnicate'], /unknown option/],
+  ])('%s', async (_what, args, message) => {
+    const result = await runCli(['check', ...args]);
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(message);
+  });
+});

@@ -1,0 +1,54 @@
+// Run the built CLI (`node dist/cli/main.js`) as a user would, and collect its exit code and output.
+//
+// Building: call `await buildCli()` in a beforeAll. It compiles src/ to dist/ once per test worker with
+// tsc (so a single `npx vitest run <file>` tests the current source). `npm test` already builds before
+// vitest; set TFGATE_TEST_SKIP_BUILD=1 there to skip the rebuild.
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { execa } from 'execa';
+
+export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
+export const CLI_MAIN = join(REPO_ROOT, 'dist', 'cli', 'main.js');
+
+export interface CliResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliOptions {
+  /** Added to a clean environment: no TFGATE_* from the caller's shell leaks in. */
+  env?: Record<string, string>;
+  /** Written to the CLI's stdin, then closed. */
+  stdin?: string | Buffer;
+  cwd?: string;
+}
+
+let built: Promise<void> | undefined;
+
+export function buildCli(): Promise<void> {
+  built ??= (async () => {
+    if (process.env.TFGATE_TEST_SKIP_BUILD === '1' && existsSync(CLI_MAIN)) return;
+    // tsc still emits when a file elsewhere has a type error; the CLI exists or the build failed for real.
+    const result = await execa('npx', ['tsc', '-p', 'tsconfig.build.json'], {
+      cwd: REPO_ROOT,
+      reject: false,
+    });
+    if (!existsSync(CLI_MAIN)) throw new Error(`npm run build failed:\n${result.stdout}\n${result.stderr}`);
+  })();
+  return built;
+}
+
+export async function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
+  const cleanEnv = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith('TFGATE_') && k !== 'GITHUB_ACTIONS'),
+  );
+  const result = await execa('node', [CLI_MAIN, ...args], {
+    cwd: options.cwd ?? REPO_ROOT,
+    env: { ...cleanEnv, NO_COLOR: '1', ...options.env },
+    extendEnv: false,
+    input: options.stdin ?? '',
+    reject: false,
+  });
+  return { exitCode: result.exitCode ?? -1, stdout: result.stdout, stderr: result.stderr };
+}
