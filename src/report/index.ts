@@ -10,7 +10,7 @@ export { colorEnabled } from './color.js';
 export { githubAnnotationsEnabled, renderGithubAnnotations } from './github.js';
 export { describeRule, RULES, type RuleDescription, type RuleInfo } from './rules.js';
 export type { ReportRenderOptions, ReportSubject } from './subject.js';
-export { decisionLine } from './view.js';
+export { decisionLine, summaryLine } from './view.js';
 
 export const REPORT_FORMATS = ['text', 'json', 'markdown', 'sarif', 'junit'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];

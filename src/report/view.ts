@@ -175,3 +175,8 @@ export function decisionLine(view: ReportView): string {
   }
   return `ADVISORY: would block on ${plural(n, 'finding', 'findings')}, ${scope} (${where}); not enforced because --advisory was given`;
 }
+
+/** The decision line of a subject: what the text report starts with. */
+export function summaryLine(subject: ReportSubject): string {
+  return decisionLine(viewOf(subject));
+}

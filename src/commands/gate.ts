@@ -1,0 +1,131 @@
+// `tfgate gate`: the release-job gate. It asks the service with fail_status=true and trusts the status
+// (200 pass, 409 blocked), so it works against any implementation of the interface.
+import { z } from 'zod';
+import { type ClientFlags, clientFlagsSchema, ServiceClient, type TransportDeps } from '../client/index.js';
+import { ExitCode } from '../errors/index.js';
+import type { GateResult } from '../model/index.js';
+import {
+  advisorySchema,
+  envBoolean,
+  minSeveritySchema,
+  parseOptions,
+  reportTargetsFromFlags,
+  reportTargetsSchema,
+} from '../options/common.js';
+import { emitReports, type ReportSubject, summaryLine } from '../report/index.js';
+
+/** The contract's package id: `[a-z0-9][a-z0-9._-]{0,62}`. */
+export const packageIdSchema = z
+  .string()
+  .regex(
+    /^[a-z0-9][a-z0-9._-]{0,62}$/,
+    'a package id is 1-63 of a-z 0-9 . _ - and starts with a letter or digit',
+  );
+
+export const gateOptionsSchema = z.object({
+  packageId: packageIdSchema,
+  minSeverity: minSeveritySchema,
+  refresh: z.boolean().default(false),
+  advisory: advisorySchema,
+  reports: reportTargetsSchema,
+  client: clientFlagsSchema,
+});
+export type GateOptions = z.input<typeof gateOptionsSchema>;
+
+/** The flags as commander hands them over. There is no key flag: the key comes from TFGATE_API_KEY. */
+export interface GateFlags {
+  package?: string;
+  minSeverity?: string;
+  refresh?: boolean;
+  advisory?: boolean;
+  format?: string[];
+  output?: string[];
+  baseUrl?: string;
+  caFile?: string;
+  timeout?: string;
+  retries?: string;
+}
+
+const FLAG_NAMES: Record<string, string> = {
+  packageId: '--package',
+  minSeverity: '--min-severity',
+  reports: '--format/--output',
+  'client.timeout': '--timeout',
+  'client.retries': '--retries',
+};
+
+export function resolveGateOptions(
+  flags: GateFlags,
+  env: NodeJS.ProcessEnv,
+): z.output<typeof gateOptionsSchema> {
+  const client: ClientFlags = {
+    ...(flags.baseUrl !== undefined ? { baseUrl: flags.baseUrl } : {}),
+    ...(flags.caFile !== undefined ? { caFile: flags.caFile } : {}),
+    ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}),
+    ...(flags.retries !== undefined ? { retries: flags.retries } : {}),
+  };
+  return parseOptions(
+    gateOptionsSchema,
+    {
+      packageId: flags.package ?? nonEmpty(env.TFGATE_PACKAGE),
+      minSeverity: flags.minSeverity ?? nonEmpty(env.TFGATE_MIN_SEVERITY),
+      refresh: flags.refresh ?? false,
+      advisory: flags.advisory ?? envBoolean(env, 'TFGATE_ADVISORY'),
+      reports: reportTargetsFromFlags(flags.format, flags.output),
+      client,
+    },
+    FLAG_NAMES,
+  );
+}
+
+export interface GateContext {
+  stdout: { write(chunk: string): unknown; isTTY?: boolean };
+  stderr: { write(chunk: string): unknown };
+  env: NodeJS.ProcessEnv;
+  color: boolean;
+  /** For tests of faults only. */
+  transport?: TransportDeps;
+}
+
+export interface GateCommandOutcome {
+  /** 0 pass (or advisory), 3 blocked. No decision is a thrown TfgateError (exit 4), never an outcome. */
+  exitCode: ExitCode;
+  result: GateResult;
+  detailsUnavailable?: string;
+}
+
+export async function runGate(input: GateOptions, context: GateContext): Promise<GateCommandOutcome> {
+  const options = gateOptionsSchema.parse(input);
+  const client = await ServiceClient.fromOptions(options.client, context.env, context.transport);
+  try {
+    const outcome = await client.gate(options.packageId, {
+      minSeverity: options.minSeverity,
+      refresh: options.refresh,
+    });
+    const subject: ReportSubject = {
+      kind: 'gate',
+      result: outcome.result,
+      advisory: options.advisory,
+      ...(outcome.detailsUnavailable ? { detailsUnavailable: outcome.detailsUnavailable } : {}),
+    };
+    await emitReports(subject, options.reports, context);
+    const base = {
+      result: outcome.result,
+      ...(outcome.detailsUnavailable ? { detailsUnavailable: outcome.detailsUnavailable } : {}),
+    };
+    if (outcome.decision === 'pass') return { exitCode: ExitCode.ok, ...base };
+    if (options.advisory) {
+      context.stderr.write(
+        `ADVISORY MODE: the gate WOULD HAVE BLOCKED this release (${summaryLine({ ...subject, advisory: false })}); exiting 0 because --advisory was given\n`,
+      );
+      return { exitCode: ExitCode.ok, ...base };
+    }
+    return { exitCode: ExitCode.blocked, ...base };
+  } finally {
+    await client.close();
+  }
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}
