@@ -1,20 +1,162 @@
 import type { Readable } from 'node:stream';
-import type { PlanInput } from '../model/index.js';
+import { PLAN_ACTIONS, type PlanInput } from '../model/index.js';
+import {
+  isFormatVersion,
+  isInstanceIndex,
+  isMode,
+  isNonEmptyString,
+  isObject,
+  isString,
+  missingFields,
+  quote,
+  typeName,
+} from './checks.js';
+import { arrayNode, JsonScanner, objectNode, type Problem, valueNode } from './json-scanner.js';
+import { type ScanContext, scanStream } from './scan-stream.js';
 
 export interface ReadPlanOptions {
   /** Shown in error messages. */
   description?: string;
 }
 
+export const PLAN_HINT =
+  'tfgate reads the JSON rendering of a saved plan: run `terraform plan -out=tfplan && terraform show -json tfplan > plan.json`';
+
+/**
+ * Every `change.actions` Terraform 1.0–1.11 and OpenTofu write. ["create","forget"] is Terraform's
+ * CreateThenForget (replace under `lifecycle { destroy = false }`); ["forget","create"] is OpenTofu's
+ * ForgetThenCreate for the same case.
+ */
+export const ACTION_SHAPES: readonly (readonly string[])[] = [
+  ['no-op'],
+  ['create'],
+  ['read'],
+  ['update'],
+  ['delete'],
+  ['forget'],
+  ['delete', 'create'],
+  ['create', 'delete'],
+  ['create', 'forget'],
+  ['forget', 'create'],
+];
+
+const KNOWN_ACTIONS: ReadonlySet<string> = new Set(PLAN_ACTIONS);
+const SHAPE_KEYS: ReadonlySet<string> = new Set(ACTION_SHAPES.map((shape) => shape.join(',')));
+const SHAPES_TEXT = ACTION_SHAPES.map((shape) => JSON.stringify(shape)).join(', ');
+
+function checkAction(value: unknown): Problem | undefined {
+  if (typeof value !== 'string') return { message: `expected an action string, found ${typeName(value)}` };
+  if (KNOWN_ACTIONS.has(value)) return undefined;
+  return {
+    message: `unknown action ${quote(value)}: tfgate knows ${PLAN_ACTIONS.map((a) => `"${a}"`).join(', ')} and refuses to pass a plan it cannot judge (a newer Terraform or OpenTofu?)`,
+  };
+}
+
+function checkActions(actions: unknown[]): Problem | undefined {
+  if (actions.length === 0) return { message: 'expected at least one action, found an empty array' };
+  if (SHAPE_KEYS.has(actions.join(','))) return undefined;
+  return {
+    message: `impossible action combination ${JSON.stringify(actions)}: expected one of ${SHAPES_TEXT}`,
+  };
+}
+
+const changeNode = objectNode(
+  'an object (the change)',
+  {
+    actions: arrayNode('an array of action strings', valueNode(checkAction), checkActions),
+    importing: valueNode(isObject),
+  },
+  {
+    close: (change) => missingFields(change, ['actions']),
+    skipped: [
+      'before',
+      'after',
+      'after_unknown',
+      'before_sensitive',
+      'after_sensitive',
+      'replace_paths',
+      'generated_config',
+      'before_identity',
+      'after_identity',
+    ],
+  },
+);
+
+const resourceChangeNode = objectNode(
+  'an object (a resource change)',
+  {
+    address: valueNode(isNonEmptyString),
+    module_address: valueNode(isString),
+    mode: valueNode(isMode),
+    type: valueNode(isNonEmptyString),
+    name: valueNode(isString),
+    index: valueNode(isInstanceIndex),
+    provider_name: valueNode(isString),
+    deposed: valueNode(isString),
+    previous_address: valueNode(isString),
+    change: changeNode,
+  },
+  {
+    close: (rc) => missingFields(rc, ['address', 'mode', 'type', 'name', 'change']),
+    skipped: ['action_reason'],
+  },
+);
+
+const planNode = objectNode(
+  'a JSON object (the output of `terraform show -json <planfile>`)',
+  {
+    format_version: valueNode(isFormatVersion),
+    terraform_version: valueNode(isString),
+    resource_changes: arrayNode('an array of resource changes', resourceChangeNode),
+  },
+  {
+    close: (plan, seen) => {
+      if (!('format_version' in plan))
+        return { message: 'missing "format_version": this is not `terraform show -json` output' };
+      // Terraform omits resource_changes when nothing changes, but always writes planned_values.
+      if ('resource_changes' in plan || seen.has('planned_values')) return undefined;
+      if (seen.has('values'))
+        return {
+          message:
+            'it has "values" but no "resource_changes" or "planned_values": this is a state, not a plan (`terraform show -json` was run without a plan file)',
+        };
+      return { message: 'it has neither "resource_changes" nor "planned_values": this is not a plan' };
+    },
+    track: ['planned_values', 'values'],
+    skipped: [
+      'variables',
+      'planned_values',
+      'resource_drift',
+      'output_changes',
+      'prior_state',
+      'configuration',
+      'relevant_attributes',
+      'checks',
+      'timestamp',
+      'applyable',
+      'complete',
+      'errored',
+    ],
+  },
+);
+
 /**
  * Read `terraform show -json` output as a stream and keep only format_version, terraform_version and
  * resource_changes[] (address, mode, type, name, index, module_address, provider_name, deposed,
  * previous_address, change.actions, change.importing). Values never leave this function.
  * Throws InvalidPlanError naming the byte offset or JSON path on bad input, and on unknown actions.
+ * A plan without resource_changes (Terraform omits it when nothing changes) gets `resource_changes: []`.
  */
 export async function readPlan(
-  _input: Readable | AsyncIterable<Uint8Array>,
-  _options: ReadPlanOptions = {},
+  input: Readable | AsyncIterable<Uint8Array>,
+  options: ReadPlanOptions = {},
 ): Promise<PlanInput> {
-  throw new Error('readPlan: not implemented yet');
+  const context: ScanContext = {
+    description: options.description ?? 'the plan JSON',
+    expected: 'a Terraform plan in JSON',
+    hint: PLAN_HINT,
+  };
+  const plan = (await scanStream(input, new JsonScanner(planNode), context)) as PlanInput;
+  if (plan.resource_changes === undefined) plan.resource_changes = [];
+  return plan;
 }
