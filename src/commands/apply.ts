@@ -53,7 +53,6 @@ export async function runApply(input: ApplyOptions, context: WrapperContext): Pr
         planDir = await createPrivatePlanDir();
         planFile = planDir.planFile;
         const outcome = await planStep(session, context, planFile);
-        throwIfInterrupted(session.guard, 'terraform plan');
         if (outcome === 'no-changes') {
           context.progress.info(
             'No changes: the infrastructure matches the configuration. Nothing to apply.',

@@ -12,6 +12,7 @@ import {
 } from '../options/common.js';
 import { fileSource, type PlanSource, stdinSource } from '../plan/index.js';
 import { BundleEvaluator } from '../policy/bundle/index.js';
+import { Terraform } from '../terraform/index.js';
 import type { PlanEvaluator } from './evaluator.js';
 import { evaluatePlan, type PipelineOutcome } from './pipeline.js';
 
@@ -19,6 +20,13 @@ import { evaluatePlan, type PipelineOutcome } from './pipeline.js';
 export const planInputSchema = z.discriminatedUnion('kind', [
   /** `terraform show -json` output in a file, or "-" for stdin. */
   z.object({ kind: z.literal('plan-json'), path: z.string().min(1) }),
+  /** A saved plan (Atlantis's $PLANFILE, Spacelift's spacelift.plan), streamed through `terraform show -json`. */
+  z.object({
+    kind: z.literal('plan-file'),
+    path: z.string().min(1),
+    chdir: z.string().min(1).optional(),
+    terraformBin: z.string().min(1).optional(),
+  }),
 ]);
 export type PlanInputOption = z.output<typeof planInputSchema>;
 
@@ -51,20 +59,27 @@ export const checkOptionsSchema = z.object({
 export type CheckOptions = z.input<typeof checkOptionsSchema>;
 
 /** The flags as commander hands them over (repeatable ones as arrays). */
-export interface CheckFlags {
+export interface CheckFlags extends RouteFlags {
   planJson?: string;
-  bundle?: string;
-  publicKey?: string;
-  allowUnsignedBundleINSECURE?: boolean;
-  package?: string;
+  planFile?: string;
+  chdir?: string;
+  terraformBin?: string;
   minSeverity?: string;
   format?: string[];
   output?: string[];
   advisory?: boolean;
 }
 
-const FLAG_NAMES: Record<string, string> = {
-  'plan.path': '--plan-json',
+/** The route flags, shared with `tfgate plan` and `tfgate apply`. */
+export interface RouteFlags {
+  bundle?: string;
+  publicKey?: string;
+  allowUnsignedBundleINSECURE?: boolean;
+  package?: string;
+}
+
+export const FLAG_NAMES: Record<string, string> = {
+  'plan.path': '--plan-json/--plan-file',
   'route.bundle': '--bundle',
   'route.publicKey': '--public-key',
   'route.packageId': '--package',
@@ -77,12 +92,37 @@ export function resolveCheckOptions(
   flags: CheckFlags,
   env: NodeJS.ProcessEnv,
 ): z.output<typeof checkOptionsSchema> {
-  const planInputs = [flags.planJson !== undefined && '--plan-json'].filter(Boolean);
+  const planInputs = [
+    flags.planJson !== undefined && '--plan-json',
+    flags.planFile !== undefined && '--plan-file',
+  ].filter(Boolean);
   if (planInputs.length !== 1) {
-    throw new UsageError('plan_input_required', 'give exactly one plan input: --plan-json <file|->', {
-      hint: 'e.g. terraform show -json plan.out > plan.json && tfgate check --plan-json plan.json ...',
-    });
+    throw new UsageError(
+      'plan_input_required',
+      'give exactly one plan input: --plan-json <file|-> or --plan-file <planfile>',
+      {
+        hint: 'e.g. tfgate check --plan-file plan.out ... (Atlantis: $PLANFILE, or --plan-json $SHOWFILE)',
+      },
+    );
   }
+  return parseOptions(
+    checkOptionsSchema,
+    {
+      plan:
+        flags.planFile !== undefined
+          ? { kind: 'plan-file', path: flags.planFile, chdir: flags.chdir, terraformBin: flags.terraformBin }
+          : { kind: 'plan-json', path: flags.planJson },
+      route: routeInputFromFlags(flags, env),
+      minSeverity: flags.minSeverity ?? nonEmpty(env.TFGATE_MIN_SEVERITY),
+      reports: reportTargetsFromFlags(flags.format, flags.output),
+      advisory: flags.advisory ?? envBoolean(env, 'TFGATE_ADVISORY'),
+    },
+    FLAG_NAMES,
+  );
+}
+
+/** Route flags and environment → the route's input (validated by routeSchema). Exactly one route. */
+export function routeInputFromFlags(flags: RouteFlags, env: NodeJS.ProcessEnv): z.input<typeof routeSchema> {
   const routes = [flags.bundle !== undefined && '--bundle'].filter(Boolean);
   if (routes.length !== 1) {
     throw new UsageError(
@@ -93,23 +133,13 @@ export function resolveCheckOptions(
       },
     );
   }
-  return parseOptions(
-    checkOptionsSchema,
-    {
-      plan: { kind: 'plan-json', path: flags.planJson },
-      route: {
-        kind: 'bundle',
-        bundle: flags.bundle,
-        publicKey: flags.publicKey ?? nonEmpty(env.TFGATE_PUBLIC_KEY),
-        allowUnsigned: flags.allowUnsignedBundleINSECURE ?? false,
-        packageId: flags.package,
-      },
-      minSeverity: flags.minSeverity ?? nonEmpty(env.TFGATE_MIN_SEVERITY),
-      reports: reportTargetsFromFlags(flags.format, flags.output),
-      advisory: flags.advisory ?? envBoolean(env, 'TFGATE_ADVISORY'),
-    },
-    FLAG_NAMES,
-  );
+  return {
+    kind: 'bundle',
+    bundle: flags.bundle as string,
+    publicKey: flags.publicKey ?? nonEmpty(env.TFGATE_PUBLIC_KEY),
+    allowUnsigned: flags.allowUnsignedBundleINSECURE ?? false,
+    packageId: flags.package,
+  };
 }
 
 export interface CheckContext {
@@ -123,7 +153,7 @@ export async function runCheck(input: CheckOptions, context: CheckContext): Prom
   const options = checkOptionsSchema.parse(input);
   // The evaluator first: a bad bundle or key is refused before any plan byte is read.
   const evaluator = await openEvaluator(options.route, context);
-  const source = await planSource(options.plan);
+  const source = await planSource(options.plan, context.env);
   return evaluatePlan({
     source,
     evaluator,
@@ -138,8 +168,21 @@ export async function runCheck(input: CheckOptions, context: CheckContext): Prom
 }
 
 /** A plan that cannot be read leaves nothing to decide on: exit 4, naming the file. */
-export async function planSource(plan: PlanInputOption): Promise<PlanSource> {
+export async function planSource(
+  plan: PlanInputOption,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<PlanSource> {
   switch (plan.kind) {
+    case 'plan-file': {
+      await access(plan.path, constants.R_OK).catch((error: unknown) => {
+        throw new InvalidPlanError(`cannot read the plan file ${plan.path}: ${(error as Error).message}`, {
+          hint: 'pass a plan written by `terraform plan -out <planfile>` (Atlantis: $PLANFILE; Spacelift: spacelift.plan)',
+          cause: error,
+        });
+      });
+      const terraform = await Terraform.open({ bin: plan.terraformBin, chdir: plan.chdir, env });
+      return terraform.showJson(plan.path);
+    }
     case 'plan-json':
       if (plan.path === '-') return stdinSource();
       await access(plan.path, constants.R_OK).catch((error: unknown) => {

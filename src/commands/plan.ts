@@ -11,9 +11,9 @@ import {
   type TfgateError,
   UsageError,
 } from '../errors/index.js';
-import { type EvaluationResult, SEVERITIES } from '../model/index.js';
+import type { EvaluationResult } from '../model/index.js';
+import { advisorySchema, minSeveritySchema, reportTargetsSchema } from '../options/common.js';
 import type { PlanSource } from '../plan/index.js';
-import { emitReports, type ReportTarget } from '../report/index.js';
 import {
   createPrivatePlanDir,
   type PassThroughArgs,
@@ -22,9 +22,11 @@ import {
   SignalGuard,
   Terraform,
 } from '../terraform/index.js';
+import { openEvaluator, routeSchema } from './check.js';
 import type { PlanEvaluator } from './evaluator.js';
+import { evaluatePlan, type PipelineOutcome } from './pipeline.js';
 
-/** What commands report progress through; src/cli/progress.ts implements it, silentProgress does nothing. */
+/** What commands report progress through; src/cli/progress.ts implements it (createProgress, silentProgress). */
 export interface ProgressReporter {
   step<T>(label: string, run: () => Promise<T>, options?: { live?: boolean }): Promise<T>;
   info(message: string): void;
@@ -32,27 +34,23 @@ export interface ProgressReporter {
   banner(message: string): void;
 }
 
-/** Flags shared by `tfgate plan` and `tfgate apply`, after the CLI has merged flags and environment. */
+/** Options shared by `tfgate plan` and `tfgate apply`, after the CLI has merged flags and environment. */
 export const wrapperOptionsSchema = z.object({
+  /** Who decides: the same routes as `tfgate check`. */
+  route: routeSchema,
   /** terraform | tofu | a path; undefined falls back to TFGATE_TERRAFORM_BIN, then terraform. */
   terraformBin: z.string().min(1).optional(),
   /** tfgate's --chdir; `-chdir=` among the pass-through arguments is the other way to say it. */
   chdir: z.string().min(1).optional(),
   /** Everything after `--`: terraform plan flags. */
   terraformArgs: z.array(z.string()).default([]),
-  minSeverity: z.enum(SEVERITIES).default('low'),
-  /** Report findings and go ahead anyway, saying so loudly. */
-  advisory: z.boolean().default(false),
-  reports: z
-    .array(
-      z.object({
-        format: z.enum(['text', 'json', 'markdown', 'sarif', 'junit']),
-        path: z.string().optional(),
-      }),
-    )
-    .default([{ format: 'text' }]),
+  minSeverity: minSeveritySchema,
+  /** Report findings and go ahead anyway, saying so loudly (also when no decision could be reached). */
+  advisory: advisorySchema,
+  reports: reportTargetsSchema,
 });
 export type WrapperOptions = z.input<typeof wrapperOptionsSchema>;
+type NormalizedWrapperOptions = z.output<typeof wrapperOptionsSchema>;
 
 export const planOptionsSchema = wrapperOptionsSchema.extend({
   /** Keep the evaluated plan here (written whole, only when it may be applied) for a later apply. */
@@ -60,15 +58,15 @@ export const planOptionsSchema = wrapperOptionsSchema.extend({
 });
 export type PlanOptions = z.input<typeof planOptionsSchema>;
 
-/** What a command needs from its caller: how to get an evaluator, and where output goes. */
+/** Where output goes, and how progress is shown. */
 export interface WrapperContext {
-  /** Opened before planning, so a bad bundle or key fails before terraform runs. */
-  openEvaluator: () => Promise<PlanEvaluator>;
   progress: ProgressReporter;
   stdout: { write(chunk: string): unknown; isTTY?: boolean };
   env: NodeJS.ProcessEnv;
   /** Colour for reports on stdout and for terraform (false adds -no-color). */
   color: boolean;
+  /** Overrides opening options.route (library callers with an evaluator of their own). */
+  openEvaluator?: () => Promise<PlanEvaluator>;
 }
 
 export type WrapperStatus = 'no-changes' | 'passed' | 'blocked' | 'advisory' | 'applied';
@@ -81,15 +79,13 @@ export interface WrapperResult {
   planFile?: string;
 }
 
-/** One run of the wrapper: terraform, its arguments, the evaluator and the signal guard, disposed together. */
+/** One run of the wrapper: terraform, its arguments, the evaluator and the signal guard. */
 export interface WrapperSession {
   terraform: Terraform;
   args: PassThroughArgs;
   evaluator: PlanEvaluator;
   guard: SignalGuard;
 }
-
-type NormalizedWrapperOptions = z.output<typeof wrapperOptionsSchema>;
 
 /** Install the signal guard, identify terraform, split the arguments, open the evaluator; dispose on exit. */
 export async function withSession<T>(
@@ -122,15 +118,20 @@ export async function withSession<T>(
       color: context.color,
       guard,
     });
-    const evaluator = await context.progress.step('Load policy', context.openEvaluator);
-    context.progress.info(`using ${terraform.description}; deciding with ${evaluator.description}`);
+    // Opened before planning, so a bad bundle or key fails before terraform runs.
+    const open =
+      context.openEvaluator ??
+      (() =>
+        openEvaluator(options.route, { stderr: { write: (m: string) => context.progress.warn(m.trim()) } }));
+    const evaluator = await context.progress.step('Load policy', open);
+    context.progress.info(`${terraform.description}; deciding with ${evaluator.description}`);
     return await run({ terraform, args, evaluator, guard });
   } finally {
     guard.dispose();
   }
 }
 
-/** Throw the right "interrupted" error once a signal arrived: nothing further may run. */
+/** Once a signal arrived, nothing further may run: throw the "interrupted" error. */
 export function throwIfInterrupted(guard: SignalGuard, during: string, cause?: unknown): void {
   if (guard.received === undefined) return;
   throw new TerraformError('interrupted', `interrupted by ${guard.received} during ${during}`, {
@@ -138,18 +139,20 @@ export function throwIfInterrupted(guard: SignalGuard, during: string, cause?: u
       during === 'terraform apply'
         ? 'terraform stopped and released its lock; the apply may be partial: run `terraform plan` to see what remains'
         : 'terraform stopped and released its lock; nothing was applied',
-    cause,
+    ...(cause === undefined ? {} : { cause }),
   });
 }
 
 /** `terraform plan -detailed-exitcode` into `planFile`; an interrupt or an errored plan throws. */
 export async function planStep(session: WrapperSession, context: WrapperContext, planFile: string) {
   try {
-    return await context.progress.step(
+    const outcome = await context.progress.step(
       `${session.terraform.binary.command} plan`,
       () => session.terraform.plan(planFile, session.args.plan),
       { live: true },
     );
+    throwIfInterrupted(session.guard, 'terraform plan');
+    return outcome;
   } catch (error) {
     throwIfInterrupted(session.guard, 'terraform plan', error);
     throw error;
@@ -164,8 +167,8 @@ export interface Evaluated {
 }
 
 /**
- * Stream the saved plan into the evaluator, print the reports, and decide. Fail closed: an error here
- * means no decision (exit 4), unless --advisory asked to go ahead anyway, which is said loudly.
+ * Stream the saved plan through the shared pipeline (as `tfgate check` does): evaluate, print the reports,
+ * decide. Fail closed: an error here means no decision (exit 4), unless --advisory asked to go ahead anyway.
  */
 export async function evaluateStep(
   session: WrapperSession,
@@ -173,40 +176,40 @@ export async function evaluateStep(
   context: WrapperContext,
   source: PlanSource,
 ): Promise<Evaluated> {
-  let result: EvaluationResult;
+  let outcome: PipelineOutcome;
   try {
-    result = await context.progress.step(`Evaluate plan (${session.evaluator.description})`, () =>
-      session.evaluator.evaluate(source, options.minSeverity),
+    outcome = await context.progress.step(`Evaluate plan (${session.evaluator.description})`, () =>
+      evaluatePlan({
+        source,
+        evaluator: session.evaluator,
+        minSeverity: options.minSeverity,
+        reports: options.reports,
+        advisory: options.advisory,
+        stdout: context.stdout,
+        // The pipeline's advisory notice becomes the wrapper's loud banner: here it means "going ahead".
+        stderr: { write: (m: string) => context.progress.banner(`${m.trim()}; terraform goes ahead anyway`) },
+        color: context.color,
+        env: context.env,
+      }),
     );
   } catch (error) {
     throwIfInterrupted(session.guard, 'evaluation', error);
     const failure = asNoDecision(error);
     if (!options.advisory) throw failure;
     context.progress.banner(
-      `ADVISORY MODE: no decision could be reached (${failure.message}); going ahead anyway because --advisory was given`,
+      `ADVISORY MODE: no decision could be reached (${failure.message}); terraform goes ahead anyway because --advisory was given`,
     );
     return { result: undefined, proceed: true, exitCode: ExitCode.ok };
   }
-  await emitReports(
-    { kind: 'evaluation', result, advisory: options.advisory },
-    options.reports as ReportTarget[],
-    { stdout: context.stdout, color: context.color, env: context.env },
-  );
   throwIfInterrupted(session.guard, 'evaluation');
-  if (result.decision === 'pass') return { result, proceed: true, exitCode: ExitCode.ok };
-  if (options.advisory) {
-    context.progress.banner(
-      `ADVISORY MODE: ${result.findings.length} finding(s) block this plan, but tfgate goes ahead because --advisory was given`,
-    );
-    return { result, proceed: true, exitCode: ExitCode.ok };
-  }
-  return { result, proceed: false, exitCode: ExitCode.blocked };
+  return { result: outcome.result, proceed: outcome.exitCode === ExitCode.ok, exitCode: outcome.exitCode };
 }
 
-/** Terraform's failure stays a terraform failure (exit 2); anything else in evaluation means no decision. */
+/** Terraform's failure stays a terraform failure (exit 2); anything else in evaluation means no decision (4). */
 function asNoDecision(error: unknown): TfgateError {
-  if (isTfgateError(error) && (error.exitCode === ExitCode.noDecision || error instanceof TerraformError))
+  if (isTfgateError(error) && (error.exitCode === ExitCode.noDecision || error instanceof TerraformError)) {
     return error;
+  }
   const message = error instanceof Error ? error.message : String(error);
   return new NoDecisionError('evaluation_failed', `the plan could not be evaluated: ${message}`, {
     hint: 'nothing was applied; fix the cause and run again, or pass --advisory to go ahead without a decision',
@@ -224,7 +227,6 @@ export async function runPlan(input: PlanOptions, context: WrapperContext): Prom
     try {
       planDir = await createPrivatePlanDir();
       const outcome = await planStep(session, context, planDir.planFile);
-      throwIfInterrupted(session.guard, 'terraform plan');
       if (outcome === 'no-changes') {
         context.progress.info(
           'No changes: the infrastructure matches the configuration. Nothing to evaluate.',
@@ -238,15 +240,17 @@ export async function runPlan(input: PlanOptions, context: WrapperContext): Prom
         context,
         session.terraform.showJson(planDir.planFile),
       );
-      const status: WrapperStatus = evaluated.proceed
-        ? evaluated.result?.decision === 'pass'
+      const status: WrapperStatus = !evaluated.proceed
+        ? 'blocked'
+        : evaluated.result?.decision === 'pass'
           ? 'passed'
-          : 'advisory'
-        : 'blocked';
+          : 'advisory';
       let planFile: string | undefined;
       if (evaluated.proceed && options.out !== undefined) {
         planFile = await keepPlan(planDir.planFile, options.out);
         context.progress.info(`Saved the evaluated plan to ${planFile}`);
+      } else if (!evaluated.proceed) {
+        context.progress.info('Blocked: the plan was not kept.');
       }
       return {
         status,

@@ -12,6 +12,12 @@ export function registerCheck(program: Command): void {
       'Evaluate a Terraform plan that already exists (no terraform run): exit 0 pass, 3 blocked, 4 no decision, 1 usage.',
     )
     .option('--plan-json <file|->', 'the output of `terraform show -json <planfile>`; - reads stdin')
+    .option(
+      '--plan-file <planfile>',
+      'a saved plan (Atlantis $PLANFILE, Spacelift spacelift.plan), read through `terraform show -json`',
+    )
+    .option('--chdir <dir>', 'with --plan-file: the terraform working directory (passed as -chdir)')
+    .option('--terraform-bin <bin>', 'with --plan-file: terraform, tofu or a path (env TFGATE_TERRAFORM_BIN)')
     .option('--bundle <bundle.tar.gz>', 'decide with this signed policy bundle, offline')
     .option('--public-key <pem>', 'platform public key that verifies the bundle (env TFGATE_PUBLIC_KEY)')
     .option('--package <id>', 'refuse a bundle built for another package')

@@ -1,8 +1,10 @@
 import type { Command } from 'commander';
+import { registerApply } from './apply.js';
 import { registerBundle } from './bundle.js';
 import { registerCheck } from './check.js';
 import { registerGate } from './gate.js';
+import { registerPlan } from './plan.js';
 import { registerServe } from './serve.js';
 
 /** Each command file exports a register(program) function; list it here. */
-export const COMMAND_REGISTRATIONS: Array<(program: Command) => void> = [registerCheck, registerBundle, registerServe, registerGate];
+export const COMMAND_REGISTRATIONS: Array<(program: Command) => void> = [registerCheck, registerBundle, registerServe, registerGate, registerPlan, registerApply];

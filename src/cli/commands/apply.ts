@@ -1,0 +1,37 @@
+// `tfgate apply`: commander wiring only; src/commands/apply.ts does the work.
+import type { Command } from 'commander';
+import { applyOptionsSchema, runApply } from '../../commands/apply.js';
+import { parseOptions } from '../../options/common.js';
+import { setExitCode } from '../program.js';
+import {
+  addWrapperOptions,
+  cliContext,
+  WRAPPER_FLAG_NAMES,
+  type WrapperFlags,
+  wrapperInputFromFlags,
+} from './plan.js';
+
+export function registerApply(program: Command): void {
+  addWrapperOptions(
+    program
+      .command('apply')
+      .description(
+        'In place of terraform apply: plan, evaluate the plan against the approved design, and apply that same plan only when nothing blocks. Exit 0 applied or no changes, 1 usage, 2 terraform failed, 3 blocked, 4 no decision.',
+      ),
+  )
+    .option(
+      '--plan-file <planfile>',
+      'apply this saved plan (from `tfgate plan --out`, e.g. Atlantis $PLANFILE) after evaluating it again, instead of planning',
+    )
+    .action(
+      async (terraformArgs: string[], flags: WrapperFlags & { planFile?: string }, command: Command) => {
+        const options = parseOptions(
+          applyOptionsSchema,
+          { ...wrapperInputFromFlags(flags, terraformArgs, process.env), planFile: flags.planFile },
+          WRAPPER_FLAG_NAMES,
+        );
+        const result = await runApply(options, cliContext());
+        setExitCode(command, result.exitCode);
+      },
+    );
+}

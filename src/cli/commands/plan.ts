@@ -1,0 +1,105 @@
+// `tfgate plan`: commander wiring only; src/commands/plan.ts does the work.
+import type { Command } from 'commander';
+import { FLAG_NAMES, type RouteFlags, routeInputFromFlags } from '../../commands/check.js';
+import { planOptionsSchema, runPlan, type WrapperContext } from '../../commands/plan.js';
+import { collect, envBoolean, parseOptions, reportTargetsFromFlags } from '../../options/common.js';
+import { setExitCode } from '../program.js';
+import { createProgress, useColor } from '../progress.js';
+
+/** The flags `tfgate plan` and `tfgate apply` share, as commander hands them over. */
+export interface WrapperFlags extends RouteFlags {
+  terraformBin?: string;
+  chdir?: string;
+  minSeverity?: string;
+  format?: string[];
+  output?: string[];
+  advisory?: boolean;
+}
+
+/** The route, severity, report and terraform flags; the same names and meanings as `tfgate check`. */
+export function addWrapperOptions(command: Command): Command {
+  return command
+    .argument(
+      '[terraform-plan-args...]',
+      'after --: terraform plan flags (-var, -var-file, -target, -replace, ...)',
+    )
+    .option('--bundle <bundle.tar.gz>', 'decide with this signed policy bundle, offline')
+    .option('--public-key <pem>', 'platform public key that verifies the bundle (env TFGATE_PUBLIC_KEY)')
+    .option(
+      '--package <id>',
+      'the package whose approved design decides (with --bundle: refuse another package)',
+    )
+    .option(
+      '--allow-unsigned-bundle-INSECURE',
+      'accept a bundle with no signature (INSECURE: for local experiments only; warned about every time)',
+    )
+    .option(
+      '--terraform-bin <bin>',
+      'terraform, tofu or a path (env TFGATE_TERRAFORM_BIN; default terraform)',
+    )
+    .option('--chdir <dir>', 'the terraform working directory (passed as -chdir)')
+    .option(
+      '--min-severity <severity>',
+      'block on findings at or above: low|medium|high|critical (default low; env TFGATE_MIN_SEVERITY)',
+    )
+    .option('--format <format>', 'report format: text|json|markdown|sarif|junit (repeatable)', collect)
+    .option('--output <file>', 'write the report of the --format at the same position to this file', collect)
+    .option(
+      '--advisory',
+      'report findings but go ahead anyway, saying so loudly (env TFGATE_ADVISORY); also without a decision',
+    );
+}
+
+/** Flags and environment → the input of wrapperOptionsSchema (validated by the caller's schema). */
+export function wrapperInputFromFlags(flags: WrapperFlags, terraformArgs: string[], env: NodeJS.ProcessEnv) {
+  return {
+    route: routeInputFromFlags(flags, env),
+    terraformBin: flags.terraformBin,
+    chdir: flags.chdir,
+    terraformArgs,
+    minSeverity: flags.minSeverity ?? nonEmpty(env.TFGATE_MIN_SEVERITY),
+    advisory: flags.advisory ?? envBoolean(env, 'TFGATE_ADVISORY'),
+    reports: reportTargetsFromFlags(flags.format, flags.output),
+  };
+}
+
+export const WRAPPER_FLAG_NAMES: Record<string, string> = {
+  ...FLAG_NAMES,
+  terraformBin: '--terraform-bin',
+  chdir: '--chdir',
+  out: '--out',
+  planFile: '--plan-file',
+};
+
+export function cliContext(): WrapperContext {
+  return {
+    progress: createProgress(),
+    stdout: process.stdout,
+    env: process.env,
+    color: useColor(process.stdout, process.env),
+  };
+}
+
+export function registerPlan(program: Command): void {
+  addWrapperOptions(
+    program
+      .command('plan')
+      .description(
+        'Run terraform plan and evaluate the plan against the approved design, without applying: exit 0 pass, 2 terraform failed, 3 blocked, 4 no decision.',
+      ),
+  )
+    .option('--out <planfile>', 'keep the evaluated plan here for a later apply (only when nothing blocks)')
+    .action(async (terraformArgs: string[], flags: WrapperFlags & { out?: string }, command: Command) => {
+      const options = parseOptions(
+        planOptionsSchema,
+        { ...wrapperInputFromFlags(flags, terraformArgs, process.env), out: flags.out },
+        WRAPPER_FLAG_NAMES,
+      );
+      const result = await runPlan(options, cliContext());
+      setExitCode(command, result.exitCode);
+    });
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}
