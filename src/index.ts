@@ -5,3 +5,16 @@ export * from './errors/index.js';
 export * from './model/index.js';
 export * from './plan/index.js';
 export * from './policy/index.js';
+export {
+  assembleBundle,
+  type BuildBundleOptions,
+  BundleEvaluator,
+  buildBundle,
+  keyIdFor,
+  loadPolicySources,
+  publicKeyPem,
+  UNSIGNED_BUNDLE_WARNING,
+  type VerifiedBundle,
+  type VerifyBundleOptions,
+  verifyBundle,
+} from './policy/bundle/index.js';
