@@ -3,8 +3,19 @@ import { registerApply } from './apply.js';
 import { registerBundle } from './bundle.js';
 import { registerCheck } from './check.js';
 import { registerGate } from './gate.js';
+import { registerKeys } from './keys.js';
 import { registerPlan } from './plan.js';
 import { registerServe } from './serve.js';
+import { registerState } from './state.js';
 
 /** Each command file exports a register(program) function; list it here. */
-export const COMMAND_REGISTRATIONS: Array<(program: Command) => void> = [registerCheck, registerBundle, registerServe, registerGate, registerPlan, registerApply];
+export const COMMAND_REGISTRATIONS: Array<(program: Command) => void> = [
+  registerCheck,
+  registerBundle,
+  registerServe,
+  registerState,
+  registerKeys,
+  registerGate,
+  registerPlan,
+  registerApply,
+];

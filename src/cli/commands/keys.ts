@@ -1,0 +1,44 @@
+import type { Command } from 'commander';
+import { keysCreate } from '../../commands/keys.js';
+
+export function registerKeys(program: Command): void {
+  const keys = program
+    .command('keys')
+    .description('API keys, through the admin API (needs a key with the admin scope in TFGATE_API_KEY).');
+  keys
+    .command('create')
+    .description('Create an API key. The key is printed once, to stdout only; store it in your secret store.')
+    .requiredOption('--account <name>', 'account the key belongs to')
+    .requiredOption('--name <name>', 'a name for the key (shown in audit records)')
+    .requiredOption(
+      '--scopes <scopes...>',
+      'compliance:read, compliance:write, admin (space or comma separated)',
+    )
+    .option('--base-url <url>', 'service URL (env TFGATE_BASE_URL)')
+    .option('--ca-file <pem>', 'extra trusted CA certificates')
+    .action(
+      async (flags: {
+        account: string;
+        name: string;
+        scopes: string[];
+        baseUrl?: string;
+        caFile?: string;
+      }) => {
+        const scopes = flags.scopes
+          .flatMap((s) => s.split(','))
+          .map((s) => s.trim())
+          .filter(Boolean);
+        const created = await keysCreate({
+          account: flags.account,
+          name: flags.name,
+          scopes: scopes as Array<'compliance:read'>,
+          baseUrl: flags.baseUrl,
+          caFile: flags.caFile,
+        });
+        process.stdout.write(`${created.key}\n`);
+        process.stderr.write(
+          `created key ${created.id} "${created.name}" for account ${created.account} with scopes ${created.scopes.join(', ')}\n`,
+        );
+      },
+    );
+}

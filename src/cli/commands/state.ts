@@ -1,0 +1,30 @@
+import type { Command } from 'commander';
+import { statePush } from '../../commands/state-push.js';
+
+export function registerState(program: Command): void {
+  const state = program.command('state').description('Observed state for drift detection.');
+  state
+    .command('push')
+    .description(
+      'Push the observed state (terraform show -json) to the service. Without --state-json, runs terraform show -json itself.\nThe key comes from TFGATE_API_KEY (never a flag).',
+    )
+    .requiredOption('--package <id>', 'package id')
+    .option('--state-json <file>', 'a file with `terraform show -json` output on the state (- for stdin)')
+    .option('--chdir <dir>', 'directory of the Terraform configuration (when terraform runs)')
+    .option('--terraform-bin <bin>', 'terraform, tofu or a path (env TFGATE_TERRAFORM_BIN)')
+    .option('--base-url <url>', 'service URL (env TFGATE_BASE_URL)')
+    .option('--ca-file <pem>', 'extra trusted CA certificates')
+    .action(async (flags: Record<string, string | undefined>) => {
+      const result = await statePush({
+        package: flags.package ?? '',
+        stateJson: flags.stateJson,
+        chdir: flags.chdir,
+        terraformBin: flags.terraformBin,
+        baseUrl: flags.baseUrl,
+        caFile: flags.caFile,
+      });
+      process.stderr.write(
+        `pushed observed state of package ${result.packageId}: ${result.resources} resource(s) from ${result.source} at ${result.pushedAt}\n`,
+      );
+    });
+}
