@@ -2,8 +2,9 @@
 // and happens before synth; evaluation happens inside synth, synchronously, with the same policy as plans.
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
+import { ServiceClient } from '../client/index.js';
 import { type Design, loadDesign } from '../design/index.js';
-import { UsageError } from '../errors/index.js';
+import { NoDecisionError, UsageError } from '../errors/index.js';
 import {
   type EvalFinding,
   type EvaluationCounts,
@@ -36,7 +37,6 @@ import {
   type TerraformResourceLike,
   type TerraformStackLike,
 } from './constructs.js';
-import { downloadBundle } from './service-bundle.js';
 import { readSynthesizedStack, type SynthesizedResource, synthesizedStackFile } from './synthesized-stack.js';
 
 const conformanceOptionsSchema = z.object({
@@ -64,11 +64,12 @@ const fromServiceOptionsSchema = conformanceOptionsSchema
     packageId: z.string().min(1),
     /** Default: TFGATE_BASE_URL. */
     baseUrl: z.string().min(1).optional(),
-    /** Default: TFGATE_API_KEY. Never printed. */
+    /** Default: TFGATE_API_KEY (from the pipeline's secret store). Never printed. */
     apiKey: z.string().min(1).optional(),
     /** Pin the platform public key (PEM text or path) instead of fetching it from the same service. */
     publicKey: pemSchema.optional(),
-    timeoutMs: z.number().int().positive().default(30_000),
+    /** A CA bundle (PEM file) for a service behind a private CA; NODE_EXTRA_CA_CERTS works too. */
+    caFile: z.string().min(1).optional(),
   })
   .strict();
 
@@ -245,45 +246,48 @@ export class ConformanceAspect {
     );
   }
 
-  /** Download the package's bundle (and the public key, unless pinned) from the service, verify, load. */
+  /**
+   * Download the package's bundle (and the platform public key, unless pinned) from the service with
+   * tfgate's client (retries, proxies, CAs), verify it, load it.
+   */
   static async fromService(options: FromServiceOptions): Promise<ConformanceAspect> {
     const parsed = parseOptions(fromServiceOptionsSchema, options, 'ConformanceAspect.fromService');
-    const baseUrl = parsed.baseUrl ?? process.env.TFGATE_BASE_URL;
-    const apiKey = parsed.apiKey ?? process.env.TFGATE_API_KEY;
-    if (!baseUrl) {
-      throw new UsageError('base_url_required', 'ConformanceAspect.fromService: no baseUrl', {
-        hint: 'pass { baseUrl } or set TFGATE_BASE_URL',
-      });
-    }
-    if (!apiKey) {
-      throw new UsageError('api_key_required', 'ConformanceAspect.fromService: no API key', {
-        hint: 'set TFGATE_API_KEY from your secret store (never write the key into code or cdktf.json)',
-      });
-    }
-    const pinned =
-      parsed.publicKey === undefined ? undefined : await resolvePem(parsed.publicKey, 'public key');
-    const downloaded = await downloadBundle({
-      baseUrl,
-      apiKey,
-      packageId: parsed.packageId,
-      fetchPublicKey: pinned === undefined,
-      timeoutMs: parsed.timeoutMs,
-    });
-    const bundle = await verifyBundle(downloaded.bundle, {
-      publicKeyPem: pinned ?? downloaded.publicKeyPem,
-      expectedPackageId: parsed.packageId,
-    });
-    const engine = await PolicyEngine.load(bundle.wasm);
-    const origin = new URL(baseUrl).origin;
-    return new ConformanceAspect(
-      engine,
-      bundle.data,
-      {
-        description: `service ${origin} package ${bundle.packageId} (revision ${bundle.revision}, key ${bundle.keyId ?? 'unnamed'}${pinned ? ', pinned' : ''})`,
-        signed: true,
-      },
-      parsed,
+    const env = parsed.apiKey === undefined ? process.env : { ...process.env, TFGATE_API_KEY: parsed.apiKey };
+    const client = await ServiceClient.fromOptions(
+      { ...(parsed.baseUrl === undefined ? {} : { baseUrl: parsed.baseUrl }), caFile: parsed.caFile },
+      env,
     );
+    try {
+      const pinned =
+        parsed.publicKey === undefined ? undefined : await resolvePem(parsed.publicKey, 'public key');
+      const [download, fetchedKey] = await Promise.all([
+        client.bundle(parsed.packageId),
+        pinned === undefined ? client.publicKeyPem() : undefined,
+      ]);
+      if (download.status !== 'downloaded') {
+        throw new NoDecisionError(
+          'bundle_not_downloaded',
+          `the service sent no bundle for ${parsed.packageId}`,
+        );
+      }
+      const bundle = await verifyBundle(download.bytes, {
+        publicKeyPem: pinned ?? fetchedKey,
+        expectedPackageId: parsed.packageId,
+      });
+      const engine = await PolicyEngine.load(bundle.wasm);
+      const key = `key ${bundle.keyId ?? 'unnamed'}${pinned ? ', pinned' : ''}`;
+      return new ConformanceAspect(
+        engine,
+        bundle.data,
+        {
+          description: `service ${client.baseUrl} package ${bundle.packageId} (revision ${bundle.revision}, ${key})`,
+          signed: true,
+        },
+        parsed,
+      );
+    } finally {
+      await client.close();
+    }
   }
 
   /**
