@@ -1,0 +1,262 @@
+// tfgate apply and tfgate plan end to end: real terraform (terraform_data), a real signed bundle verified
+// with the platform key, the real policy engine. State is read back from terraform to prove what happened.
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { runApply } from '../../src/commands/apply.js';
+import { runPlan } from '../../src/commands/plan.js';
+import { ExitCode, type TfgateError } from '../../src/errors/index.js';
+import { TerraformWorkspace } from '../helpers/terraform.js';
+import {
+  capture,
+  EXAMPLE_DIR,
+  type Keys,
+  makeKeys,
+  type SignedBundle,
+  signedBundle,
+} from './wrapper-fixtures.js';
+
+let keys: Keys;
+let sanctioned: SignedBundle;
+let strict: SignedBundle;
+let privateTmp: string;
+const previousTmp = process.env.TMPDIR;
+const workspaces: TerraformWorkspace[] = [];
+
+beforeAll(async () => {
+  keys = makeKeys();
+  sanctioned = await signedBundle(keys, join(EXAMPLE_DIR, 'design.yaml'), 'sanctioned');
+  strict = await signedBundle(keys, join(EXAMPLE_DIR, 'design-strict.yaml'), 'strict');
+  // tfgate's private plan directories go here, so the tests can prove they are always removed.
+  privateTmp = mkdtempSync(join(tmpdir(), 'tfgate-wrapper-tmp-'));
+  process.env.TMPDIR = privateTmp;
+});
+
+afterAll(() => {
+  process.env.TMPDIR = previousTmp;
+  rmSync(keys.dir, { recursive: true, force: true });
+  rmSync(privateTmp, { recursive: true, force: true });
+});
+
+afterEach(() => {
+  expect(readdirSync(privateTmp).filter((n) => n.startsWith('tfgate-plan-'))).toEqual([]);
+  for (const ws of workspaces.splice(0)) ws.cleanup();
+});
+
+function workspace(source = EXAMPLE_DIR): TerraformWorkspace {
+  const ws = TerraformWorkspace.create(source);
+  workspaces.push(ws);
+  return ws;
+}
+
+function route(bundle: SignedBundle) {
+  return { kind: 'bundle' as const, bundle: bundle.bundle, publicKey: bundle.publicKey };
+}
+
+describe('tfgate apply (bundle route, real terraform)', () => {
+  it('applies a plan that passes, then reports a no-change plan without applying', async () => {
+    const ws = workspace();
+    const first = capture(ws.env);
+    const result = await runApply({ route: route(sanctioned), chdir: ws.dir }, first.context);
+    expect(result.status).toBe('applied');
+    expect(result.exitCode).toBe(ExitCode.ok);
+    expect(result.evaluation?.decision).toBe('pass');
+    expect(result.evaluation?.counts.creations).toBe(2);
+    expect(first.stdout()).toMatch(/pass/i);
+    expect(ws.stateAddresses()).toEqual(['terraform_data.ledger[0]', 'terraform_data.queue']);
+    const serial = ws.readState()?.serial;
+
+    const again = capture(ws.env);
+    const noChange = await runApply({ route: route(sanctioned), chdir: ws.dir }, again.context);
+    expect(noChange).toEqual({ status: 'no-changes', exitCode: ExitCode.ok });
+    expect(again.progress()).toContain('No changes');
+    expect(again.progress()).not.toContain('> terraform apply');
+    expect(ws.readState()?.serial).toBe(serial);
+  });
+
+  it('blocks an unsanctioned creation: exit 3, findings printed, nothing applied', async () => {
+    const ws = workspace();
+    const run = capture(ws.env);
+    const result = await runApply({ route: route(strict), chdir: ws.dir }, run.context);
+    expect(result.status).toBe('blocked');
+    expect(result.exitCode).toBe(ExitCode.blocked);
+    expect(result.evaluation?.findings.map((f) => `${f.rule} ${f.address}`).sort()).toEqual([
+      'unsanctioned_creation terraform_data.ledger[0]',
+      'unsanctioned_creation terraform_data.queue',
+    ]);
+    expect(run.stdout()).toMatch(/^FAIL|\d+ failures?/m);
+    expect(run.progress()).not.toContain('> terraform apply');
+    expect(ws.stateAddresses()).toEqual([]);
+  });
+
+  it('blocks destroying what a capability depends on, passing -var through; the ledger stays', async () => {
+    const ws = workspace();
+    await ws.apply();
+    const run = capture(ws.env);
+    const result = await runApply(
+      { route: route(sanctioned), chdir: ws.dir, terraformArgs: ['-var', 'ledger_enabled=false'] },
+      run.context,
+    );
+    expect(result.exitCode).toBe(ExitCode.blocked);
+    expect(result.evaluation?.findings).toMatchObject([
+      { rule: 'capability_dependency_destroyed', address: 'terraform_data.ledger[0]', capability: 'ledger' },
+    ]);
+    expect(ws.stateAddresses()).toContain('terraform_data.ledger[0]');
+  });
+
+  it('passes -target and -refresh=false through: only the target is applied', async () => {
+    const ws = workspace();
+    const result = await runApply(
+      {
+        route: route(sanctioned),
+        terraformArgs: [`-chdir=${ws.dir}`, '-target=terraform_data.queue', '-refresh=false'],
+      },
+      capture(ws.env).context,
+    );
+    expect(result.status).toBe('applied');
+    expect(ws.stateAddresses()).toEqual(['terraform_data.queue']);
+  });
+
+  it('--advisory applies a blocked plan and says so loudly', async () => {
+    const ws = workspace();
+    const run = capture(ws.env);
+    const result = await runApply({ route: route(strict), chdir: ws.dir, advisory: true }, run.context);
+    expect(result.status).toBe('applied');
+    expect(result.exitCode).toBe(ExitCode.ok);
+    expect(result.evaluation?.decision).toBe('block');
+    expect(run.progress()).toMatch(/BANNER ADVISORY MODE.*goes ahead/);
+    expect(ws.stateAddresses()).toHaveLength(2);
+  });
+
+  it('never applies an errored plan (failing precondition): exit 2, terraform error named', async () => {
+    const ws = workspace();
+    writeFileSync(
+      join(ws.dir, 'check.tf'),
+      'resource "terraform_data" "guarded" {\n  lifecycle {\n    precondition {\n      condition     = var.release == "v2"\n      error_message = "release must be v2"\n    }\n  }\n}\n',
+    );
+    const run = capture(ws.env);
+    const error = (await runApply({ route: route(sanctioned), chdir: ws.dir }, run.context).catch(
+      (e: unknown) => e,
+    )) as TfgateError;
+    expect(error.exitCode).toBe(ExitCode.terraform);
+    expect(error.message).toContain('Resource precondition failed');
+    expect(run.progress()).not.toContain('Evaluate plan');
+    expect(ws.stateAddresses()).toEqual([]);
+  });
+
+  it('an invalid configuration fails in terraform plan with exit 2', async () => {
+    const ws = workspace();
+    writeFileSync(join(ws.dir, 'broken.tf'), 'resource "terraform_data" "x" {\n  no_such_argument = 1\n}\n');
+    const error = (await runApply({ route: route(sanctioned), chdir: ws.dir }, capture(ws.env).context).catch(
+      (e: unknown) => e,
+    )) as TfgateError;
+    expect(error.exitCode).toBe(ExitCode.terraform);
+    expect(error.message).toMatch(/Unsupported argument/);
+  });
+
+  it('refuses a tampered bundle before running terraform: exit 4', async () => {
+    const ws = workspace();
+    const tampered = join(keys.dir, 'tampered.tar.gz');
+    const bytes = readFileSync(sanctioned.bundle);
+    bytes[bytes.length - 10] = (bytes[bytes.length - 10] ?? 0) ^ 0xff;
+    writeFileSync(tampered, bytes);
+    const run = capture(ws.env);
+    const error = (await runApply(
+      { route: { kind: 'bundle', bundle: tampered, publicKey: sanctioned.publicKey }, chdir: ws.dir },
+      run.context,
+    ).catch((e: unknown) => e)) as TfgateError;
+    expect(error.exitCode).toBe(ExitCode.noDecision);
+    expect(run.progress()).not.toContain('> terraform plan');
+    expect(ws.stateAddresses()).toEqual([]);
+  });
+
+  it('fails closed when the evaluation errors: exit 4, nothing applied; --advisory goes ahead', async () => {
+    const ws = workspace();
+    const failing = () =>
+      Promise.resolve({
+        description: 'an evaluator that cannot decide',
+        evaluate: () => Promise.reject(new Error('engine exploded')),
+      });
+    const closed = capture(ws.env);
+    const error = (await runApply(
+      { route: route(sanctioned), chdir: ws.dir },
+      { ...closed.context, openEvaluator: failing },
+    ).catch((e: unknown) => e)) as TfgateError;
+    expect(error.exitCode).toBe(ExitCode.noDecision);
+    expect(error.message).toContain('engine exploded');
+    expect(ws.stateAddresses()).toEqual([]);
+
+    const advisory = capture(ws.env);
+    const result = await runApply(
+      { route: route(sanctioned), chdir: ws.dir, advisory: true },
+      { ...advisory.context, openEvaluator: failing },
+    );
+    expect(result.status).toBe('applied');
+    expect(advisory.progress()).toMatch(/BANNER ADVISORY MODE: no decision could be reached/);
+    expect(ws.stateAddresses()).toHaveLength(2);
+  });
+});
+
+describe('tfgate plan and apply --plan-file', () => {
+  it('keeps a passing plan at --out, which apply --plan-file evaluates again and applies', async () => {
+    const ws = workspace();
+    const out = join(ws.dir, 'reviewed.tfplan');
+    const planned = await runPlan({ route: route(sanctioned), chdir: ws.dir, out }, capture(ws.env).context);
+    expect(planned).toMatchObject({ status: 'passed', exitCode: ExitCode.ok, planFile: out });
+    expect(ws.stateAddresses()).toEqual([]);
+    const applied = await runApply(
+      { route: route(sanctioned), chdir: ws.dir, planFile: out },
+      capture(ws.env).context,
+    );
+    expect(applied.status).toBe('applied');
+    expect(ws.stateAddresses()).toHaveLength(2);
+  });
+
+  it('does not keep a blocked plan, and removes a stale one already at --out', async () => {
+    const ws = workspace();
+    const out = join(ws.dir, 'reviewed.tfplan');
+    writeFileSync(out, 'an old plan someone might apply');
+    const planned = await runPlan({ route: route(strict), chdir: ws.dir, out }, capture(ws.env).context);
+    expect(planned.exitCode).toBe(ExitCode.blocked);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('explains a stale saved plan: the state changed after planning', async () => {
+    const ws = workspace();
+    const out = join(ws.dir, 'reviewed.tfplan');
+    await runPlan({ route: route(sanctioned), chdir: ws.dir, out }, capture(ws.env).context);
+    await ws.apply(['-var=release=v2']);
+    const error = (await runApply(
+      { route: route(sanctioned), chdir: ws.dir, planFile: out },
+      capture(ws.env).context,
+    ).catch((e: unknown) => e)) as TfgateError;
+    expect(error.code).toBe('stale_plan');
+    expect(error.exitCode).toBe(ExitCode.terraform);
+    expect(error.message).toMatch(/state changed after the plan was made/);
+    expect(error.hint).toMatch(/run `tfgate apply` again/);
+    // The state is v2's: the stale plan applied nothing.
+    expect(JSON.stringify(ws.readState())).toContain('"v2"');
+  });
+
+  it('rejects plan flags with --plan-file: they cannot change a saved plan', async () => {
+    const ws = workspace();
+    await expect(
+      runApply(
+        { route: route(sanctioned), chdir: ws.dir, planFile: join(ws.dir, 'x'), terraformArgs: ['-var=a=b'] },
+        capture(ws.env).context,
+      ),
+    ).rejects.toMatchObject({ code: 'plan_args_with_plan_file', exitCode: ExitCode.usage });
+  });
+
+  it('moves terraform output to stderr when a machine-readable report goes to stdout', async () => {
+    const ws = workspace();
+    const run = capture(ws.env);
+    const result = await runPlan(
+      { route: route(strict), chdir: ws.dir, reports: [{ format: 'json' }] },
+      run.context,
+    );
+    expect(result.exitCode).toBe(ExitCode.blocked);
+    expect(JSON.parse(run.stdout())).toMatchObject({ decision: 'block' });
+  });
+});
