@@ -1,5 +1,5 @@
 // The decision pipeline, top to bottom: read and evaluate the plan → render the reports → decide → exit code.
-import { ExitCode } from '../errors/index.js';
+import { ExitCode, isTfgateError, NoDecisionError } from '../errors/index.js';
 import type { EvaluationResult, Severity } from '../model/index.js';
 import type { PlanSource } from '../plan/index.js';
 import { emitReports, type ReportTarget } from '../report/index.js';
@@ -26,7 +26,7 @@ export interface PipelineOutcome {
 }
 
 export async function evaluatePlan(options: PipelineOptions): Promise<PipelineOutcome> {
-  const result = await options.evaluator.evaluate(options.source, options.minSeverity);
+  const result = await options.evaluator.evaluate(options.source, options.minSeverity).catch(noDecision);
   await emitReports({ kind: 'evaluation', result, advisory: options.advisory }, options.reports, options);
   if (result.decision === 'pass') return { result, exitCode: ExitCode.ok };
   if (options.advisory) {
@@ -36,4 +36,17 @@ export async function evaluatePlan(options: PipelineOptions): Promise<PipelineOu
     return { result, exitCode: ExitCode.ok };
   }
   return { result, exitCode: ExitCode.blocked };
+}
+
+/** Fail closed: whatever stopped the evaluation, there is no decision (exit 4), never a pass. */
+function noDecision(error: unknown): never {
+  if (isTfgateError(error)) throw error;
+  throw new NoDecisionError(
+    'evaluation_failed',
+    `the plan could not be evaluated: ${error instanceof Error ? error.message : String(error)}`,
+    {
+      hint: 'nothing was decided; fix the cause and run again',
+      cause: error,
+    },
+  );
 }
