@@ -191,7 +191,8 @@ export class ConformanceAspect {
   readonly #runs = new WeakMap<TerraformStackLike, StackRun>();
   readonly #validated = new WeakSet<ConstructLike>();
   readonly #attached = new WeakSet<TerraformStackLike>();
-  #toolkitAspects: AspectsApi | undefined;
+  /** The toolkit's Aspects class per app (root), as applyConformance found it: apps may use either toolkit. */
+  readonly #aspectsByRoot = new WeakMap<ConstructLike, AspectsApi>();
 
   private constructor(
     engine: PolicyEngine,
@@ -341,7 +342,8 @@ export class ConformanceAspect {
         { hint: 'call applyConformance(app, aspect) after the stacks are defined, just before app.synth()' },
       );
     }
-    const aspects = options.aspects ?? this.#toolkitAspects ?? findToolkitAspects(stacks[0]!);
+    const root = scope.node.root;
+    const aspects = options.aspects ?? this.#aspectsByRoot.get(root) ?? findToolkitAspects(stacks[0]!);
     if (!aspects) {
       throw new UsageError(
         'toolkit_not_found',
@@ -351,7 +353,7 @@ export class ConformanceAspect {
         },
       );
     }
-    this.#toolkitAspects = aspects;
+    this.#aspectsByRoot.set(root, aspects);
     for (const stack of stacks) this.#attach(stack, aspects);
     if (!isTerraformStack(scope) && !this.#validated.has(scope)) {
       this.#validated.add(scope);
@@ -412,8 +414,9 @@ export class ConformanceAspect {
     }
     this.#runs.set(stack, { collecting: true, previous, destructionCheck, result: undefined });
     // Stacks defined after applyConformance(app) still get the aspect if they synthesize after this one.
-    if (this.#toolkitAspects) {
-      for (const other of stacksUnder(stack.node.root)) this.#attach(other, this.#toolkitAspects);
+    const aspects = this.#aspectsByRoot.get(stack.node.root);
+    if (aspects) {
+      for (const other of stacksUnder(stack.node.root)) this.#attach(other, aspects);
     }
     if (!this.#validated.has(stack)) {
       this.#validated.add(stack);

@@ -87,11 +87,16 @@ const STATUS_RULES: Record<number, StatusRule> = {
         : 'check --package (the identifier is shown in the package header) and --base-url; a package of another account is not visible to this key',
   },
   409: {
-    code: bodyCode('package_not_approved'),
+    code: bodyCode('conflict'),
     exitCode: fixed(ExitCode.noDecision),
-    message: (ctx) => `${pkg(ctx)} is not approved, so it cannot be gated (HTTP 409)${said(ctx)}`,
-    hint: () =>
-      `approve the package (POST /v1/analysis/conformance/packages/<id>/approve); a changed design needs approval again. ${NOTHING_APPLIED}`,
+    message: (ctx) =>
+      !ctx.body || ctx.body.code === 'package_not_approved'
+        ? `${pkg(ctx)} is not approved, so it cannot be gated (HTTP 409)${said(ctx)}`
+        : `the service could not decide on ${pkg(ctx)} (HTTP 409 ${ctx.body.code})${said(ctx)}`,
+    hint: (ctx) =>
+      !ctx.body || ctx.body.code === 'package_not_approved'
+        ? `approve the package (POST /v1/analysis/conformance/packages/<id>/approve); a changed design needs approval again. ${NOTHING_APPLIED}`
+        : `fix what the service names, then run again. ${NOTHING_APPLIED}`,
   },
   413: {
     code: bodyCode('payload_too_large'),

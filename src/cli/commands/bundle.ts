@@ -12,11 +12,13 @@ import {
   runBundleVerify,
 } from '../../commands/bundle-verify.js';
 import { UNSIGNED_BUNDLE_WARNING } from '../../policy/bundle/index.js';
+import { registerBundlePull } from './bundle-pull.js';
 
 /** Subcommands of `tfgate bundle`; `bundle pull` registers itself by adding a function here. */
 export const BUNDLE_SUBCOMMANDS: Array<(bundle: Command) => void> = [
   registerBundleBuild,
   registerBundleVerify,
+  registerBundlePull,
 ];
 
 export function registerBundle(program: Command): void {

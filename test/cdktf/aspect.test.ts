@@ -1,0 +1,273 @@
+// The aspect with real synths of both toolkits (cdktf 0.21 and cdktn): blocked, passing, advisory,
+// acknowledged, destroyed, the per-stack trap, and the audit record in the synthesized JSON.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Construct } from 'constructs';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { applyConformance, ConformanceAspect } from '../../src/cdktf/index.js';
+import {
+  cloudResource,
+  readStackJson,
+  TEST_DESIGN,
+  type TempDir,
+  TOOLKITS,
+  type Toolkit,
+  tempDir,
+  thrown,
+  warningsOn,
+} from './helpers.js';
+
+interface AppOptions {
+  ledger?: boolean;
+  queue?: boolean;
+  skipValidation?: boolean;
+}
+
+function buildApp(tk: Toolkit, outdir: string, options: AppOptions = {}) {
+  const Bucket = cloudResource(tk, 'aws_s3_bucket');
+  const Queue = cloudResource(tk, 'aws_sqs_queue');
+  const app = new tk.App({ outdir, skipValidation: options.skipValidation ?? false });
+  const stack = new tk.TerraformStack(app, 'main');
+  new tk.LocalBackend(stack, { path: 'terraform.tfstate' });
+  const ledger =
+    options.ledger === false ? undefined : new tk.DataResource(stack, 'ledger', { input: { v: 1 } });
+  const storage = new Construct(stack, 'storage');
+  new tk.DataResource(storage, 'index', { input: { v: 2 } });
+  const bucket = new Bucket(storage, 'bucket');
+  const queue = options.queue ? new Queue(new Construct(stack, 'audit'), 'queue') : undefined;
+  return { app, stack, ledger, bucket, queue };
+}
+
+let aspect: ConformanceAspect;
+let advisory: ConformanceAspect;
+let criticalOnly: ConformanceAspect;
+beforeAll(async () => {
+  aspect = await ConformanceAspect.fromDesign(TEST_DESIGN);
+  advisory = await ConformanceAspect.fromDesign(TEST_DESIGN, { advisory: true });
+  criticalOnly = await ConformanceAspect.fromDesign(TEST_DESIGN, { minSeverity: 'critical' });
+});
+
+let out: TempDir;
+afterEach(() => out?.cleanup());
+
+describe.each(TOOLKITS)('ConformanceAspect with %s', (toolkitName, tk) => {
+  it('passes a stack the design sanctions and records the check in cdk.tf.json', () => {
+    out = tempDir(`${toolkitName}-pass`);
+    const { app, stack } = buildApp(tk, out.dir);
+    applyConformance(app, aspect);
+    app.synth();
+
+    const record = readStackJson(out.dir, 'main')['//']?.tfgate?.['cdktf-test'];
+    expect(record).toMatchObject({ package_id: 'cdktf-test', mode: 'enforce', signed: false });
+    expect(record?.counts).toMatchObject({ creations: 3, destructions: 0, findings: 0 });
+    expect(record?.acknowledged).toEqual([]);
+    expect(aspect.conformanceOf(stack)?.findings).toEqual([]);
+  });
+
+  it('fails synth on an unsanctioned creation, naming construct path, type, kind, rule, severity', () => {
+    out = tempDir(`${toolkitName}-block`);
+    const { app, queue } = buildApp(tk, out.dir, { queue: true });
+    applyConformance(app, aspect);
+    const error = thrown(() => app.synth());
+
+    const address = `aws_sqs_queue.${queue!.friendlyUniqueId}`;
+    expect(error.message).toContain('[main/audit/queue]');
+    expect(error.message).toContain('unsanctioned_creation (high)');
+    expect(error.message).toContain(`aws_sqs_queue ${address}`);
+    expect(error.message).toContain('is of kind queue');
+    expect(error.message).toContain('sanctions only generic_data, object_storage');
+    // Only the queue is named: the sanctioned resources are not.
+    expect(error.message).not.toContain('aws_s3_bucket');
+    // A blocked synth writes nothing.
+    expect(existsSync(join(out.dir, 'stacks', 'main', 'cdk.tf.json'))).toBe(false);
+  });
+
+  it('in advisory mode reports a warning on the construct and synthesizes', () => {
+    out = tempDir(`${toolkitName}-advisory`);
+    const { app, queue } = buildApp(tk, out.dir, { queue: true });
+    applyConformance(app, advisory);
+    app.synth();
+
+    const warnings = warningsOn(queue!);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/^\[tfgate\] advisory, not blocking: unsanctioned_creation \(high\)/);
+    const record = readStackJson(out.dir, 'main')['//']?.tfgate?.['cdktf-test'];
+    expect(record?.mode).toBe('advisory');
+    expect(record?.warnings).toEqual([
+      expect.objectContaining({
+        rule: 'unsanctioned_creation',
+        construct_path: 'main/audit/queue',
+        kind: 'queue',
+        outcome: 'advisory',
+      }),
+    ]);
+  });
+
+  it('lets an acknowledged finding through, warns, and records the reason for audit', () => {
+    out = tempDir(`${toolkitName}-ack`);
+    const { app, queue } = buildApp(tk, out.dir, { queue: true });
+    ConformanceAspect.acknowledge(queue!, {
+      rule: 'unsanctioned_creation',
+      reason: 'OPS-42: audit queue until March',
+    });
+    applyConformance(app, aspect);
+    app.synth();
+
+    expect(warningsOn(queue!)[0]).toContain('acknowledged (reason: OPS-42: audit queue until March)');
+    const record = readStackJson(out.dir, 'main')['//']?.tfgate?.['cdktf-test'];
+    expect(record?.acknowledged).toEqual([
+      expect.objectContaining({
+        rule: 'unsanctioned_creation',
+        severity: 'high',
+        address: `aws_sqs_queue.${queue!.friendlyUniqueId}`,
+        construct_path: 'main/audit/queue',
+        reason: 'OPS-42: audit queue until March',
+        outcome: 'acknowledged',
+      }),
+    ]);
+  });
+
+  it('an acknowledgement covers only its rule and its subtree', () => {
+    out = tempDir(`${toolkitName}-ack-scope`);
+    const { app, stack } = buildApp(tk, out.dir, { queue: true });
+    // On a sibling subtree: does not cover main/audit/queue.
+    ConformanceAspect.acknowledge(stack.node.findChild('storage'), {
+      rule: 'unsanctioned_creation',
+      reason: 'storage only',
+    });
+    // On the right construct but for another rule.
+    ConformanceAspect.acknowledge(stack.node.findChild('audit'), {
+      rule: 'capability_dependency_destroyed',
+      reason: 'wrong rule',
+    });
+    applyConformance(app, aspect);
+    expect(thrown(() => app.synth()).message).toContain('[main/audit/queue]');
+  });
+
+  it('refuses an acknowledgement without a reason, or for an unknown rule', () => {
+    out = tempDir(`${toolkitName}-ack-bad`);
+    const { queue } = buildApp(tk, out.dir, { queue: true });
+    expect(() =>
+      ConformanceAspect.acknowledge(queue!, { rule: 'unsanctioned_creation', reason: '  ' }),
+    ).toThrow(/main\/audit\/queue.*reason: a reason is required/);
+    expect(() =>
+      ConformanceAspect.acknowledge(queue!, { rule: 'no_such_rule' as 'unsanctioned_creation', reason: 'x' }),
+    ).toThrow(/rule must be one of unsanctioned_creation, capability_dependency_destroyed/);
+  });
+
+  it('fails synth when a resource a capability depends on disappears since the previous synth', () => {
+    out = tempDir(`${toolkitName}-destroy`);
+    const first = buildApp(tk, out.dir);
+    applyConformance(first.app, aspect);
+    first.app.synth();
+
+    const second = buildApp(tk, out.dir, { ledger: false });
+    applyConformance(second.app, aspect);
+    const error = thrown(() => second.app.synth());
+    expect(error.message).toContain('capability_dependency_destroyed (critical)');
+    expect(error.message).toContain('terraform_data terraform_data.ledger (construct main/ledger');
+    expect(error.message).toContain('capability ledger of package cdktf-test depends on it');
+    // The previous synth is left as it was, so the next synth still sees the destruction.
+    expect(readStackJson(out.dir, 'main').resource?.terraform_data).toHaveProperty('ledger');
+  });
+
+  it('does not flag a disappearing resource no capability depends on', () => {
+    out = tempDir(`${toolkitName}-destroy-free`);
+    const first = buildApp(tk, out.dir, { queue: true });
+    ConformanceAspect.acknowledge(first.queue!, { rule: 'unsanctioned_creation', reason: 'temporary' });
+    applyConformance(first.app, aspect);
+    first.app.synth();
+
+    const second = buildApp(tk, out.dir);
+    applyConformance(second.app, aspect);
+    second.app.synth();
+    expect(aspect.conformanceOf(second.stack)).toMatchObject({
+      destructionCheck: 'checked',
+      findings: [],
+      counts: expect.objectContaining({ destructions: 1 }),
+    });
+  });
+
+  it('a destruction acknowledged on the stack passes and is recorded', () => {
+    out = tempDir(`${toolkitName}-destroy-ack`);
+    const first = buildApp(tk, out.dir);
+    applyConformance(first.app, aspect);
+    first.app.synth();
+
+    const second = buildApp(tk, out.dir, { ledger: false });
+    ConformanceAspect.acknowledge(second.stack, {
+      rule: 'capability_dependency_destroyed',
+      reason: 'ledger moves to the new stack (CHG-7)',
+    });
+    applyConformance(second.app, aspect);
+    second.app.synth();
+    const record = readStackJson(out.dir, 'main')['//']?.tfgate?.['cdktf-test'];
+    expect(record?.acknowledged).toEqual([
+      expect.objectContaining({
+        rule: 'capability_dependency_destroyed',
+        address: 'terraform_data.ledger',
+        construct_path: 'main/ledger',
+        reason: 'ledger moves to the new stack (CHG-7)',
+      }),
+    ]);
+  });
+
+  it('minSeverity: findings below the threshold are warnings', () => {
+    out = tempDir(`${toolkitName}-threshold`);
+    const { app, queue } = buildApp(tk, out.dir, { queue: true });
+    applyConformance(app, criticalOnly);
+    app.synth();
+    expect(warningsOn(queue!)[0]).toContain(
+      'below min severity critical, not blocking: unsanctioned_creation',
+    );
+  });
+
+  it('the per-stack trap: Aspects.of(app) never runs, applyConformance(app) does', () => {
+    out = tempDir(`${toolkitName}-trap`);
+    const trapped = buildApp(tk, out.dir, { queue: true });
+    tk.Aspects.of(trapped.app).add(aspect);
+    trapped.app.synth(); // silently unchecked: this is the trap
+    expect(aspect.conformanceOf(trapped.stack)).toBeUndefined();
+
+    const applied = buildApp(tk, out.dir, { queue: true });
+    expect(applyConformance(applied.app, aspect)).toEqual([applied.stack]);
+    expect(() => applied.app.synth()).toThrow(/unsanctioned_creation/);
+  });
+
+  it('attaches to every stack, including one defined after applyConformance', () => {
+    out = tempDir(`${toolkitName}-stacks`);
+    const { app } = buildApp(tk, out.dir);
+    applyConformance(app, aspect);
+    const late = new tk.TerraformStack(app, 'late');
+    new tk.LocalBackend(late, { path: 'terraform.tfstate' });
+    new (cloudResource(tk, 'aws_sqs_queue'))(late, 'queue');
+    expect(() => app.synth()).toThrow(/\[late\/queue\].*unsanctioned_creation/s);
+  });
+
+  it('works when attached to one stack directly with the toolkit Aspects', () => {
+    out = tempDir(`${toolkitName}-direct`);
+    const { app, stack } = buildApp(tk, out.dir, { queue: true });
+    tk.Aspects.of(stack).add(aspect);
+    expect(() => app.synth()).toThrow(/\[main\/audit\/queue\].*unsanctioned_creation/s);
+  });
+
+  it('fails closed when the aspect was attached with Aspects the toolkit does not read', () => {
+    out = tempDir(`${toolkitName}-wrong-aspects`);
+    const { app } = buildApp(tk, out.dir, { queue: true });
+    // Another copy of the toolkit: its Aspects store is not the one this app's stacks read at synth.
+    const other = TOOLKITS.find(([name]) => name !== toolkitName)![1];
+    applyConformance(app, aspect, { aspects: other.Aspects });
+    expect(() => app.synth()).toThrow(
+      /\[main\] \[tfgate\] the conformance aspect for package cdktf-test did not run on this stack/,
+    );
+  });
+
+  it('refuses to run where validations are skipped, unless advisory', () => {
+    out = tempDir(`${toolkitName}-skip`);
+    const skipped = buildApp(tk, out.dir, { queue: true, skipValidation: true });
+    applyConformance(skipped.app, aspect);
+    expect(() => skipped.app.synth()).toThrow(
+      /skipValidation: true, so conformance findings could not fail synth/,
+    );
+  });
+});
