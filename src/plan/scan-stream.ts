@@ -49,7 +49,8 @@ export function toInvalidPlanError(error: unknown, context: ScanContext, bytesRe
   }
   if (isTfgateError(error)) return error;
   const message = error instanceof Error ? error.message : String(error);
-  return new InvalidPlanError(`could not read ${context.description} after ${bytesRead} bytes: ${message}`, {
+  const after = bytesRead > 0 ? ` after ${bytesRead} bytes` : '';
+  return new InvalidPlanError(`could not read ${context.description}${after}: ${message}`, {
     hint: context.hint,
     cause: error,
     details: { source: context.description, offset: bytesRead },
