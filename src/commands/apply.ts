@@ -74,6 +74,7 @@ export async function runApply(input: ApplyOptions, context: WrapperContext): Pr
 }
 
 async function applyStep(session: WrapperSession, context: WrapperContext, planFile: string): Promise<void> {
+  throwIfInterrupted(session.guard, 'evaluation');
   try {
     await context.progress.step(
       `${session.terraform.binary.command} apply`,

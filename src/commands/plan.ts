@@ -145,6 +145,7 @@ export function throwIfInterrupted(guard: SignalGuard, during: string, cause?: u
 
 /** `terraform plan -detailed-exitcode` into `planFile`; an interrupt or an errored plan throws. */
 export async function planStep(session: WrapperSession, context: WrapperContext, planFile: string) {
+  throwIfInterrupted(session.guard, 'policy loading');
   try {
     const outcome = await context.progress.step(
       `${session.terraform.binary.command} plan`,

@@ -1,0 +1,143 @@
+// SIGINT during `tfgate apply`, through the built CLI as a user would hit Ctrl-C: tfgate forwards one
+// interrupt to terraform, waits for it to stop cleanly (lock released), cleans up and exits non-zero.
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildCli, CLI_MAIN } from '../helpers/cli.js';
+import { TerraformWorkspace } from '../helpers/terraform.js';
+import { EXAMPLE_DIR, type Keys, makeKeys, type SignedBundle, signedBundle } from './wrapper-fixtures.js';
+
+const SLOW_CONFIG = `resource "terraform_data" "slow" {
+  input = "slow"
+  provisioner "local-exec" {
+    command = "sleep 30"
+  }
+}
+`;
+
+let keys: Keys;
+let bundle: SignedBundle;
+
+beforeAll(async () => {
+  await buildCli();
+  keys = makeKeys();
+  bundle = await signedBundle(keys, join(EXAMPLE_DIR, 'design.yaml'), 'sanctioned');
+});
+
+afterAll(() => rmSync(keys.dir, { recursive: true, force: true }));
+
+describe('signals', () => {
+  it('SIGINT during terraform apply: forwarded once, terraform stops and releases the lock, exit non-zero', async () => {
+    const source = mkdtempSync(join(tmpdir(), 'tfgate-slow-'));
+    writeFileSync(join(source, 'main.tf'), SLOW_CONFIG);
+    const ws = TerraformWorkspace.create(source);
+    const privateTmp = mkdtempSync(join(tmpdir(), 'tfgate-signal-tmp-'));
+    try {
+      const started = Date.now();
+      const child = execa(
+        'node',
+        [CLI_MAIN, 'apply', '--bundle', bundle.bundle, '--public-key', bundle.publicKey, '--chdir', ws.dir],
+        { env: { ...ws.env, TMPDIR: privateTmp, NO_COLOR: '1', CI: 'true' }, reject: false, all: true },
+      );
+      let output = '';
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(
+          () => reject(new Error(`apply never started provisioning:\n${output}`)),
+          45_000,
+        );
+        child.all?.on('data', (chunk: Buffer) => {
+          output += chunk.toString();
+          if (output.includes("Provisioning with 'local-exec'")) {
+            clearTimeout(timer);
+            resolve();
+          }
+        });
+      });
+      expect(existsSync(join(ws.dir, '.terraform.tfstate.lock.info'))).toBe(true);
+      child.kill('SIGINT');
+      const result = await child;
+      const all = String(result.all);
+
+      expect(result.exitCode).not.toBe(0);
+      expect(result.exitCode).toBe(2);
+      expect(all).toContain('Interrupt received');
+      expect(all).not.toContain('Two interrupts received');
+      expect(all).toMatch(/error: interrupted by SIGINT during terraform apply/);
+      // Terraform cut the 30 s provisioner short instead of tfgate waiting it out or leaving it behind.
+      expect(Date.now() - started).toBeLessThan(30_000);
+      expect(existsSync(join(ws.dir, '.terraform.tfstate.lock.info'))).toBe(false);
+      // The lock is free: a plan that refuses to wait for a lock succeeds.
+      await ws.run(['plan', '-lock-timeout=0s', '-input=false', '-no-color']);
+      expect(readdirSync(privateTmp)).toEqual([]);
+    } finally {
+      ws.cleanup();
+      rmSync(source, { recursive: true, force: true });
+      rmSync(privateTmp, { recursive: true, force: true });
+    }
+  });
+
+  it('SIGTERM while terraform plan waits for a state lock: forwarded, nothing applied, plan directory removed', async () => {
+    const source = mkdtempSync(join(tmpdir(), 'tfgate-locked-'));
+    writeFileSync(join(source, 'main.tf'), SLOW_CONFIG);
+    const ws = TerraformWorkspace.create(source);
+    const privateTmp = mkdtempSync(join(tmpdir(), 'tfgate-signal-tmp-'));
+    // Another run holds the state lock while its provisioner sleeps.
+    const holder = execa('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], {
+      cwd: ws.dir,
+      env: ws.env,
+      reject: false,
+      all: true,
+    });
+    try {
+      await waitFor(holder, "Provisioning with 'local-exec'");
+      const started = Date.now();
+      const child = execa(
+        'node',
+        [
+          CLI_MAIN,
+          'apply',
+          '--bundle',
+          bundle.bundle,
+          '--public-key',
+          bundle.publicKey,
+          '--chdir',
+          ws.dir,
+          '--',
+          '-lock-timeout=60s',
+        ],
+        { env: { ...ws.env, TMPDIR: privateTmp, NO_COLOR: '1', CI: 'true' }, reject: false, all: true },
+      );
+      await waitFor(child, 'Acquiring state lock');
+      child.kill('SIGTERM');
+      const result = await child;
+      expect(result.exitCode).toBe(2);
+      expect(String(result.all)).toMatch(/error: interrupted by SIGTERM during terraform plan/);
+      expect(String(result.all)).toContain('nothing was applied');
+      // It stopped waiting for the lock at once, instead of for the 60 s lock timeout.
+      expect(Date.now() - started).toBeLessThan(20_000);
+      expect(readdirSync(privateTmp)).toEqual([]);
+    } finally {
+      holder.kill('SIGINT');
+      await holder;
+      ws.cleanup();
+      rmSync(source, { recursive: true, force: true });
+      rmSync(privateTmp, { recursive: true, force: true });
+    }
+  });
+});
+
+function waitFor(child: { all?: NodeJS.ReadableStream | null }, text: string): Promise<void> {
+  let output = '';
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`never saw "${text}":\n${output}`)), 45_000);
+    child.all?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes(text)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  });
+}
