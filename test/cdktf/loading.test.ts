@@ -171,7 +171,7 @@ describe('ConformanceAspect.fromService against the real service on loopback', (
     await expect(
       ConformanceAspect.fromService({ ...base, packageId: 'cdktf-test', apiKey: 'tfg_wrong_key' }),
     ).rejects.toThrow(/invalid_api_key|401/);
-    const teamKey = await createAccountKey(service, 'small-team', 'team', ['compliance:read']);
+    const { key: teamKey } = await createAccountKey(service, 'small-team', 'team', ['compliance:read']);
     await expect(
       ConformanceAspect.fromService({ ...base, packageId: 'cdktf-test', apiKey: teamKey }),
     ).rejects.toThrow(/plan/);
