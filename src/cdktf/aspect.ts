@@ -529,7 +529,8 @@ export class ConformanceAspect {
       finding.outcome === 'blocking'
         ? ` To proceed: change the code, get the design changed, or ConformanceAspect.acknowledge(construct, { rule: '${finding.rule}', reason }).`
         : '';
-    return `${lead} ${finding.rule} (${finding.severity}): ${subject}; ${design}. ${finding.message}${fix}`;
+    // The policy's own message says the same in fewer words; it is kept in the audit record.
+    return `${lead} ${finding.rule} (${finding.severity}): ${subject}; ${design}.${fix}`;
   }
 
   /** The audit record, in the synthesized stack's "//" comment section (Terraform ignores "//" keys). */
