@@ -1,4 +1,5 @@
 // Package management: the design document, approval, findings, acknowledgements and audit.
+import { z } from 'zod';
 import { designSchema, parseDesign } from '../../design/index.js';
 import { isTfgateError } from '../../errors/index.js';
 import type { DriftFinding, FindingStatus } from '../../model/index.js';
