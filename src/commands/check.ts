@@ -1,6 +1,8 @@
 // `tfgate check`: evaluate an existing plan (no terraform run) with exactly one plan input and one route.
 import { access, constants } from 'node:fs/promises';
 import { z } from 'zod';
+import { RemoteEvaluator, ServiceClient } from '../client/index.js';
+import { PACKAGE_ID_PATTERN } from '../design/index.js';
 import { InvalidPlanError, UsageError } from '../errors/index.js';
 import {
   advisorySchema,
@@ -46,6 +48,16 @@ export const routeSchema = z.discriminatedUnion('kind', [
       message: 'a bundle is verified with the platform public key: pass --public-key <pem>',
       path: ['publicKey'],
     }),
+  /** The service decides: the plan is streamed to it; the key comes from TFGATE_API_KEY only. */
+  z.object({
+    kind: z.literal('remote'),
+    packageId: z
+      .string()
+      .regex(PACKAGE_ID_PATTERN, 'a package id is lower-case letters, digits, ".", "_" and "-" (at most 63)'),
+    /** Falls back to TFGATE_BASE_URL. */
+    baseUrl: z.string().min(1).optional(),
+    caFile: z.string().min(1).optional(),
+  }),
 ]);
 export type RouteOption = z.output<typeof routeSchema>;
 
@@ -72,6 +84,8 @@ export interface CheckFlags extends RouteFlags {
 
 /** The route flags, shared with `tfgate plan` and `tfgate apply`. */
 export interface RouteFlags {
+  baseUrl?: string;
+  caFile?: string;
   bundle?: string;
   publicKey?: string;
   allowUnsignedBundleINSECURE?: boolean;
@@ -83,6 +97,7 @@ export const FLAG_NAMES: Record<string, string> = {
   'route.bundle': '--bundle',
   'route.publicKey': '--public-key',
   'route.packageId': '--package',
+  'route.baseUrl': '--base-url',
   minSeverity: '--min-severity',
   reports: '--format/--output',
 };
@@ -123,13 +138,18 @@ export function resolveCheckOptions(
 
 /** Route flags and environment → the route's input (validated by routeSchema). Exactly one route. */
 export function routeInputFromFlags(flags: RouteFlags, env: NodeJS.ProcessEnv): z.input<typeof routeSchema> {
-  const routes = [flags.bundle !== undefined && '--bundle'].filter(Boolean);
-  if (routes.length !== 1) {
+  // --package alone is the service route; with --bundle it names the package the bundle must be for.
+  if (flags.bundle === undefined && flags.package !== undefined) {
+    return { kind: 'remote', packageId: flags.package, baseUrl: flags.baseUrl, caFile: flags.caFile };
+  }
+  if (flags.bundle === undefined || flags.baseUrl !== undefined) {
     throw new UsageError(
       'route_required',
-      'give exactly one route: --bundle <bundle.tar.gz> --public-key <pem>',
+      flags.bundle === undefined
+        ? 'give exactly one route: --package <id> (the service) or --bundle <bundle.tar.gz> --public-key <pem>'
+        : '--bundle and --base-url are two routes: give exactly one',
       {
-        hint: 'get both with `tfgate bundle pull`, or build one with `tfgate bundle build`',
+        hint: 'the service: --package <id> with --base-url or TFGATE_BASE_URL and TFGATE_API_KEY; offline: `tfgate bundle pull`, then --bundle and --public-key',
       },
     );
   }
@@ -154,17 +174,21 @@ export async function runCheck(input: CheckOptions, context: CheckContext): Prom
   // The evaluator first: a bad bundle or key is refused before any plan byte is read.
   const evaluator = await openEvaluator(options.route, context);
   const source = await planSource(options.plan, context.env);
-  return evaluatePlan({
-    source,
-    evaluator,
-    minSeverity: options.minSeverity,
-    reports: options.reports,
-    advisory: options.advisory,
-    stdout: context.stdout,
-    stderr: context.stderr,
-    color: context.color,
-    env: context.env,
-  });
+  try {
+    return await evaluatePlan({
+      source,
+      evaluator,
+      minSeverity: options.minSeverity,
+      reports: options.reports,
+      advisory: options.advisory,
+      stdout: context.stdout,
+      stderr: context.stderr,
+      color: context.color,
+      env: context.env,
+    });
+  } finally {
+    await evaluator.close?.();
+  }
 }
 
 /** A plan that cannot be read leaves nothing to decide on: exit 4, naming the file. */
@@ -197,9 +221,21 @@ export async function planSource(
 
 export async function openEvaluator(
   route: RouteOption,
-  context: Pick<CheckContext, 'stderr'>,
+  context: Pick<CheckContext, 'stderr'> & { env?: NodeJS.ProcessEnv },
 ): Promise<PlanEvaluator> {
   switch (route.kind) {
+    case 'remote': {
+      const client = await ServiceClient.fromOptions(
+        { baseUrl: route.baseUrl, caFile: route.caFile },
+        context.env ?? process.env,
+      );
+      const remote = new RemoteEvaluator(client, route.packageId);
+      return {
+        description: remote.description,
+        evaluate: (source, minSeverity) => remote.evaluate(source, minSeverity),
+        close: () => client.close(),
+      };
+    }
     case 'bundle':
       return BundleEvaluator.open(route.bundle, {
         publicKeyPath: route.publicKey,

@@ -10,4 +10,6 @@ export interface PlanEvaluator {
   /** Shown in progress and reports: "bundle <path>" or "service <base url>". */
   readonly description: string;
   evaluate(source: PlanSource, minSeverity: Severity): Promise<EvaluationResult>;
+  /** Release what the evaluator holds (the service route's connections); optional. */
+  close?(): Promise<void>;
 }

@@ -94,6 +94,7 @@ export async function withSession<T>(
   run: (session: WrapperSession) => Promise<T>,
 ): Promise<T> {
   const guard = SignalGuard.install();
+  let evaluator: PlanEvaluator | undefined;
   try {
     const probe = await Terraform.open({ bin: options.terraformBin, env: context.env });
     const args = parsePassThrough(options.terraformArgs, probe.binary.product);
@@ -122,12 +123,16 @@ export async function withSession<T>(
     const open =
       context.openEvaluator ??
       (() =>
-        openEvaluator(options.route, { stderr: { write: (m: string) => context.progress.warn(m.trim()) } }));
-    const evaluator = await context.progress.step('Load policy', open);
+        openEvaluator(options.route, {
+          stderr: { write: (m: string) => context.progress.warn(m.trim()) },
+          env: context.env,
+        }));
+    evaluator = await context.progress.step('Load policy', open);
     context.progress.info(`${terraform.description}; deciding with ${evaluator.description}`);
     return await run({ terraform, args, evaluator, guard });
   } finally {
     guard.dispose();
+    await evaluator?.close?.();
   }
 }
 

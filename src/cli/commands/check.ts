@@ -18,9 +18,17 @@ export function registerCheck(program: Command): void {
     )
     .option('--chdir <dir>', 'with --plan-file: the terraform working directory (passed as -chdir)')
     .option('--terraform-bin <bin>', 'with --plan-file: terraform, tofu or a path (env TFGATE_TERRAFORM_BIN)')
+    .option(
+      '--base-url <url>',
+      'with --package: the tfgate service (env TFGATE_BASE_URL; key from TFGATE_API_KEY)',
+    )
+    .option('--ca-file <pem>', 'with --package: trust this CA for the service (or NODE_EXTRA_CA_CERTS)')
     .option('--bundle <bundle.tar.gz>', 'decide with this signed policy bundle, offline')
     .option('--public-key <pem>', 'platform public key that verifies the bundle (env TFGATE_PUBLIC_KEY)')
-    .option('--package <id>', 'refuse a bundle built for another package')
+    .option(
+      '--package <id>',
+      'the service route: this package decides; with --bundle: refuse another package',
+    )
     .option(
       '--allow-unsigned-bundle-INSECURE',
       'accept a bundle with no signature (INSECURE: for local experiments only; warned about every time)',

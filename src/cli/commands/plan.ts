@@ -23,11 +23,16 @@ export function addWrapperOptions(command: Command): Command {
       '[terraform-plan-args...]',
       'after --: terraform plan flags (-var, -var-file, -target, -replace, ...)',
     )
+    .option(
+      '--base-url <url>',
+      'with --package: the tfgate service (env TFGATE_BASE_URL; key from TFGATE_API_KEY)',
+    )
+    .option('--ca-file <pem>', 'with --package: trust this CA for the service (or NODE_EXTRA_CA_CERTS)')
     .option('--bundle <bundle.tar.gz>', 'decide with this signed policy bundle, offline')
     .option('--public-key <pem>', 'platform public key that verifies the bundle (env TFGATE_PUBLIC_KEY)')
     .option(
       '--package <id>',
-      'the package whose approved design decides (with --bundle: refuse another package)',
+      'the service route: this package decides (with --bundle: refuse a bundle for another package)',
     )
     .option(
       '--allow-unsigned-bundle-INSECURE',
