@@ -416,7 +416,7 @@ export class JsonScanner {
     let st = this.st;
     while (i < n) {
       const c = buf[i]!;
-      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) {
+      if (c <= 0x20 && (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09)) {
         i++;
         continue;
       }
@@ -445,8 +445,14 @@ export class JsonScanner {
             this.beginString(STR_SKIP, this.base + i, SKIP, true);
             return this.skipString(buf, i + 1);
           }
-          st = S_COLON;
-          i = q + 1;
+          // Compact JSON: the colon usually follows the key at once.
+          if (q + 1 < n && buf[q + 1] === 0x3a) {
+            st = S_VALUE;
+            i = q + 2;
+          } else {
+            st = S_COLON;
+            i = q + 1;
+          }
           continue;
         }
         if (c === 0x7d && st === S_OBJ_FIRST) {
@@ -590,18 +596,35 @@ export class JsonScanner {
         return this.continueString(buf, i + 1);
       }
       if (kind !== 'value') this.typeError(node, c, at);
-      // Fast path: a short plain ASCII string wholly in this chunk is sliced directly.
+      // Fast path: a short ASCII string wholly in this chunk is sliced directly, or handed to JSON.parse
+      // with its quotes when it has escapes (for_each addresses do: `a.b[\"key\"]`).
       const n = buf.length;
       const from = i + 1;
       const limit = Math.min(n, from + 4096);
+      let escapes = false;
       let j = from;
       for (; j < limit; j++) {
         const b = buf[j]!;
-        if (b === QUOTE || b === BACKSLASH || b < 0x20 || b >= 0x80) break;
+        if (b === BACKSLASH) {
+          escapes = true;
+          j++;
+          continue;
+        }
+        if (b === QUOTE || b < 0x20 || b >= 0x80) break;
       }
       if (j < n && buf[j] === QUOTE) {
+        let text: string;
+        if (!escapes) {
+          text = latin1(buf, from, j);
+        } else {
+          try {
+            text = JSON.parse(latin1(buf, i, j + 1)) as string;
+          } catch {
+            this.fail('invalid escape sequence inside a string', at);
+          }
+        }
         this.st = this.depth === 0 ? S_DONE : S_AFTER;
-        this.deliver(latin1(buf, from, j), node, at, this.base + j + 1);
+        this.deliver(text, node, at, this.base + j + 1);
         return j + 1;
       }
       this.beginString(STR_VALUE, at, node, false);
