@@ -53,6 +53,7 @@ export interface AspectsApi {
 const STACK_SYMBOL = Symbol.for('cdktf/TerraformStack');
 const RESOURCE_SYMBOL = Symbol.for('cdktf/TerraformResource');
 const DATA_SOURCE_SYMBOL = Symbol.for('cdktf/TerraformDataSource');
+const EPHEMERAL_SYMBOL = Symbol.for('cdktf/TerraformEphemeralResource');
 const JSII_RTTI = Symbol.for('jsii.rtti');
 
 /** The annotation levels both toolkits collect into the manifest and print (Annotations.of(x).addWarning). */
@@ -88,7 +89,7 @@ export function isTerraformResource(value: unknown): value is TerraformResourceL
   const v = value as unknown as Record<PropertyKey, unknown>;
   if (typeof v.terraformResourceType !== 'string') return false;
   if (RESOURCE_SYMBOL in v) return true;
-  if (DATA_SOURCE_SYMBOL in v) return false;
+  if (DATA_SOURCE_SYMBOL in v || EPHEMERAL_SYMBOL in v) return false;
   // Without the brand: only managed resources can be imported or moved.
   return typeof v.importFrom === 'function' && typeof v.moveTo === 'function' && 'friendlyUniqueId' in v;
 }

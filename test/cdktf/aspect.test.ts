@@ -54,9 +54,12 @@ describe.each(TOOLKITS)('ConformanceAspect with %s', (toolkitName, tk) => {
   it('passes a stack the design sanctions and records the check in cdk.tf.json', () => {
     out = tempDir(`${toolkitName}-pass`);
     const { app, stack } = buildApp(tk, out.dir);
+    // A data source (mode data) is read, not created: it is not evaluated.
+    new tk.DataTerraformRemoteStateLocal(stack, 'upstream', { path: 'upstream.tfstate' });
     applyConformance(app, aspect);
     app.synth();
 
+    expect(readStackJson(out.dir, 'main')).toHaveProperty(['data', 'terraform_remote_state']);
     const record = readStackJson(out.dir, 'main')['//']?.tfgate?.['cdktf-test'];
     expect(record).toMatchObject({ package_id: 'cdktf-test', mode: 'enforce', signed: false });
     expect(record?.counts).toMatchObject({ creations: 3, destructions: 0, findings: 0 });

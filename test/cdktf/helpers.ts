@@ -48,6 +48,7 @@ export function tempDir(prefix: string): TempDir {
 export interface SynthesizedJson {
   '//'?: { tfgate?: Record<string, ConformanceRecordJson>; metadata?: unknown };
   resource?: Record<string, Record<string, unknown>>;
+  data?: Record<string, Record<string, unknown>>;
 }
 
 export interface ConformanceRecordJson {
