@@ -67,6 +67,10 @@ function errorCode(error: unknown): string | undefined {
   return undefined;
 }
 
+function isNetworkError(code: string | undefined): boolean {
+  return code !== undefined && (RETRYABLE_CODES.has(code) || code.startsWith('UND_ERR') || isTlsError(code));
+}
+
 function isTlsError(code: string | undefined): boolean {
   return (
     code !== undefined &&
@@ -141,7 +145,8 @@ export class ServiceTransport {
         if (spec.body) {
           stream = spec.body.open();
           stream.once('error', (error) => {
-            sourceError = error;
+            // undici may destroy the body with the socket's error; only the source's own failures count.
+            if (!isNetworkError(errorCode(error))) sourceError = error;
           });
         }
         const res = await request(url, {

@@ -17,5 +17,5 @@ export {
 export { errorForStatus, type Operation } from './errors.js';
 export { createDispatcher, retryAfterMs, ServiceTransport, type TransportDeps } from './http.js';
 export { redact } from './redact.js';
-export { detailsUnavailable, RemoteEvaluator } from './remote-evaluator.js';
+export { detailsUnavailable, openRemoteEvaluator, RemoteEvaluator } from './remote-evaluator.js';
 export { contractErrorSchema, evaluationResultSchema, gateResultSchema } from './schemas.js';

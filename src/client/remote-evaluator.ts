@@ -3,8 +3,8 @@ import type { PlanEvaluator } from '../commands/evaluator.js';
 import { NoDecisionError } from '../errors/index.js';
 import type { EvaluationResult, Severity } from '../model/index.js';
 import type { PlanSource } from '../plan/index.js';
-import type { ServiceClient } from './client.js';
-import { packagePath } from './client.js';
+import { packagePath, ServiceClient } from './client.js';
+import type { ClientFlags } from './config.js';
 import type { RequestSpec } from './http.js';
 import { evaluationResultSchema } from './schemas.js';
 
@@ -86,4 +86,13 @@ export class RemoteEvaluator implements PlanEvaluator {
     }
     return parsed.data;
   }
+}
+
+/** The service route for `check`/`plan`/`apply`: `--package` with `--base-url`/TFGATE_BASE_URL and TFGATE_API_KEY. */
+export async function openRemoteEvaluator(
+  packageId: string,
+  flags: ClientFlags = {},
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<RemoteEvaluator> {
+  return new RemoteEvaluator(await ServiceClient.fromOptions(flags, env), packageId);
 }
