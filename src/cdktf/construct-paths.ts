@@ -1,7 +1,7 @@
 // `tfgate apply --cdktf-stack <name>`: map a plan's addresses back to the constructs that define them,
 // using the "//" metadata CDKTF writes on every resource and module of cdktf.out/stacks/<name>/cdk.tf.json.
-import { existsSync, readdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { UsageError } from '../errors/index.js';
 import {
   readSynthesizedConfig,
@@ -82,4 +82,58 @@ export function constructPathsForPlan(
     if (path !== undefined) mapped.set(address, path);
   }
   return mapped;
+}
+
+/** A synthesized CDKTF stack that `tfgate apply --cdktf-stack <name>` plans and reports on. */
+export interface CdktfStackTarget {
+  stack: string;
+  /** The app's output directory (absolute). */
+  outdir: string;
+  /** Where terraform runs for this stack: `<outdir>/stacks/<name>` (what `cdktf deploy` uses). */
+  workingDirectory: string;
+  /** Plan address -> construct path for the given addresses (ReportSubject.constructPaths). */
+  constructPaths(planAddresses: Iterable<string>): Map<string, string>;
+}
+
+/** cdktf.json's "output" in `projectDir`, else cdktf.out; relative to the project directory. */
+function projectOutdir(projectDir: string): string {
+  const configFile = join(projectDir, 'cdktf.json');
+  if (!existsSync(configFile)) return resolve(projectDir, DEFAULT_CDKTF_OUTDIR);
+  let output: unknown;
+  try {
+    output = (JSON.parse(readFileSync(configFile, 'utf8')) as { output?: unknown }).output;
+  } catch (error) {
+    throw new UsageError(
+      'invalid_cdktf_json',
+      `${configFile} is not valid JSON: ${(error as Error).message}`,
+    );
+  }
+  return resolve(dirname(configFile), typeof output === 'string' && output ? output : DEFAULT_CDKTF_OUTDIR);
+}
+
+/**
+ * Resolve `--cdktf-stack <name>` (with an optional `--cdktf-out <dir>`): the stack must have been
+ * synthesized. `projectDir` is where cdktf.json lives (default: the current directory).
+ */
+export function resolveCdktfStack(
+  stack: string,
+  options: { outdir?: string | undefined; projectDir?: string | undefined } = {},
+): CdktfStackTarget {
+  const projectDir = resolve(options.projectDir ?? process.cwd());
+  const outdir =
+    options.outdir === undefined ? projectOutdir(projectDir) : resolve(projectDir, options.outdir);
+  const paths = readConstructPaths(outdir, stack);
+  return {
+    stack,
+    outdir,
+    workingDirectory: join(outdir, 'stacks', stack),
+    constructPaths(planAddresses) {
+      const mapped = new Map<string, string>();
+      for (const address of planAddresses) {
+        const path = constructPathOf(paths, address);
+        if (path !== undefined) mapped.set(address, path);
+      }
+      return mapped;
+    },
+  };
 }

@@ -15,10 +15,12 @@ export {
   type SynthFinding,
 } from './aspect.js';
 export {
+  type CdktfStackTarget,
   constructPathOf,
   constructPathsForPlan,
   DEFAULT_CDKTF_OUTDIR,
   readConstructPaths,
+  resolveCdktfStack,
 } from './construct-paths.js';
 export type { AspectsApi, ConstructLike, TerraformStackLike } from './constructs.js';
 export { type SynthesizedResource, synthesizedStackFile } from './synthesized-stack.js';

@@ -3,7 +3,12 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Construct } from 'constructs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { constructPathOf, constructPathsForPlan, readConstructPaths } from '../../src/cdktf/index.js';
+import {
+  constructPathOf,
+  constructPathsForPlan,
+  readConstructPaths,
+  resolveCdktfStack,
+} from '../../src/cdktf/index.js';
 import { cloudResource, type TempDir, TOOLKITS, tempDir } from './helpers.js';
 
 let out: TempDir;
@@ -42,6 +47,32 @@ describe.each(TOOLKITS)('construct paths from a %s synth', (toolkitName, tk) => 
       [`terraform_data.${workers.friendlyUniqueId}[1]`]: 'web/api/tier/workers',
       'module.network.aws_subnet.private["a]b"]': 'web/network',
     });
+  });
+});
+
+describe('resolveCdktfStack (tfgate apply --cdktf-stack)', () => {
+  it("finds the stack under cdktf.json's output directory and maps plan addresses", () => {
+    out = tempDir('resolve');
+    writeFileSync(
+      join(out.dir, 'cdktf.json'),
+      JSON.stringify({ language: 'typescript', app: 'x', output: 'build/tf' }),
+    );
+    mkdirSync(join(out.dir, 'build', 'tf'), { recursive: true });
+    const app = new TOOLKITS[0]![1].App({ outdir: join(out.dir, 'build', 'tf') });
+    const stack = new TOOLKITS[0]![1].TerraformStack(app, 'web');
+    new TOOLKITS[0]![1].DataResource(stack, 'ledger', {});
+    app.synth();
+
+    const target = resolveCdktfStack('web', { projectDir: out.dir });
+    expect(target.workingDirectory).toBe(join(out.dir, 'build', 'tf', 'stacks', 'web'));
+    expect(
+      Object.fromEntries(target.constructPaths(['terraform_data.ledger', 'terraform_data.other'])),
+    ).toEqual({
+      'terraform_data.ledger': 'web/ledger',
+    });
+    expect(() => resolveCdktfStack('web', { projectDir: out.dir, outdir: 'cdktf.out' })).toThrow(
+      /no synthesized CDKTF stack "web"/,
+    );
   });
 });
 
