@@ -3,7 +3,7 @@ import { InvalidPlanError } from '../../src/errors/index.js';
 import { PLAN_ACTIONS } from '../../src/model/index.js';
 import { ACTION_SHAPES, readPlan } from '../../src/plan/read-plan.js';
 import { bufferSource } from '../../src/plan/source.js';
-import { CHUNKINGS, streamOf } from './helpers.js';
+import { CHUNKINGS, splitBytes, streamOf } from './helpers.js';
 
 const SECRET = 'TOP-SECRET-hunter2';
 
@@ -146,6 +146,17 @@ describe('readPlan keeps what the rules need and nothing else', () => {
     for (let seed = 2; seed < 30; seed++) {
       expect(await readPlan(streamOf(text, 'random', seed))).toEqual(whole);
     }
+  });
+
+  it('ignores empty chunks between bytes', async () => {
+    const text = planText(EVERY_SHAPE);
+    async function* withEmptyChunks() {
+      for (const chunk of splitBytes(Buffer.from(text), 'random', 9)) {
+        yield Buffer.alloc(0);
+        yield chunk;
+      }
+    }
+    expect(await readPlan(withEmptyChunks())).toEqual(await read(text));
   });
 
   it('accepts the same plan pretty-printed', async () => {
@@ -391,6 +402,15 @@ describe('readPlan refuses what is not a plan, saying where and what was expecte
     expect(error.message).toMatch(/string longer than 1048576 bytes where a short value is expected/);
     expect(error.path).toBe('$.resource_changes[0].address');
     expect(error.offset).toBe(text.indexOf('"a.bbb'));
+  });
+
+  it('a kept object (change.importing) larger than 1 MiB', async () => {
+    const importing: Record<string, Json> = {};
+    for (let k = 0; k < 40_000; k++) importing[`key${k}`] = 'value-of-some-length';
+    const text = planText([resourceChange('a.b', ['no-op'], {}, { importing })]);
+    const error = await readError(text);
+    expect(error.message).toMatch(/value larger than 1048576 bytes where a small value is expected/);
+    expect(error.offset).toBe(text.indexOf('{"key0"'));
   });
 
   it('invalid UTF-8 or a raw control character in a kept string', async () => {
