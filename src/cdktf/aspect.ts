@@ -404,6 +404,13 @@ export class ConformanceAspect {
         { hint: 'remove skipValidation from the App, or create the aspect with { advisory: true }' },
       );
     }
+    if (app?.skipValidation && run === undefined) {
+      // Findings are computed by validations, which this app skips: say so rather than pass silently.
+      addWarning(
+        stack,
+        `[tfgate] skipValidation is set: stack ${stack.node.path} was not checked against package ${this.packageId}`,
+      );
+    }
     let previous: SynthesizedResource[] | undefined;
     let destructionCheck: StackConformance['destructionCheck'];
     if (!app) destructionCheck = 'no_app';

@@ -272,5 +272,12 @@ describe.each(TOOLKITS)('ConformanceAspect with %s', (toolkitName, tk) => {
     expect(() => skipped.app.synth()).toThrow(
       /skipValidation: true, so conformance findings could not fail synth/,
     );
+
+    const advisorySkipped = buildApp(tk, out.dir, { queue: true, skipValidation: true });
+    applyConformance(advisorySkipped.app, advisory);
+    advisorySkipped.app.synth();
+    expect(warningsOn(advisorySkipped.stack)).toEqual([
+      '[tfgate] skipValidation is set: stack main was not checked against package cdktf-test',
+    ]);
   });
 });
