@@ -8,6 +8,8 @@
 // Deliberate relaxation, for speed: inside *skipped* strings, control characters, escape sequences and UTF-8
 // are not validated (only the closing quote is found). Kept strings are fully validated. Structure,
 // literals, numbers, trailing data and truncation are validated everywhere.
+// A UTF-8 byte order mark is refused, like JSON.parse does: Terraform never writes one, and RFC 8259 forbids
+// adding one. UTF-16 input (PowerShell's `>` redirection) is refused with its own message.
 
 /** Where and why the scan failed. `path` is the deepest JSON path known (skipped keys are not read). */
 export class JsonScanError extends Error {

@@ -145,7 +145,9 @@ const planNode = objectNode(
  * resource_changes[] (address, mode, type, name, index, module_address, provider_name, deposed,
  * previous_address, change.actions, change.importing). Values never leave this function.
  * Throws InvalidPlanError naming the byte offset or JSON path on bad input, and on unknown actions.
- * A plan without resource_changes (Terraform omits it when nothing changes) gets `resource_changes: []`.
+ * A plan without resource_changes (Terraform omits it when nothing changes) gets `resource_changes: []`;
+ * a document with neither resource_changes nor planned_values (which Terraform always writes) is not a plan.
+ * Input must be UTF-8 without a byte order mark.
  */
 export async function readPlan(
   input: Readable | AsyncIterable<Uint8Array>,
