@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { api, CONFORMANCE, createApprovedPackage, startService } from '../helpers/service.js';
-import { design, STATE_WITH_QUEUE } from './fixtures.js';
+import { design, PLAN_CLEAN, STATE_WITH_QUEUE } from './fixtures.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'tfgate-durable-'));
 const apiKey = 'tfg_durability_bootstrap_key_0123456789';
@@ -121,5 +121,38 @@ describe('durability', () => {
     } finally {
       await second.stop();
     }
+  });
+
+  it('SIGTERM lets an in-flight request finish, then exits 0', async () => {
+    const svc = await startService({ process: true });
+    const id = await createApprovedPackage(svc, design('graceful'));
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    const body = async function* () {
+      yield Buffer.from(PLAN_CLEAN.slice(0, 20));
+      await held;
+      yield Buffer.from(PLAN_CLEAN.slice(20));
+    };
+    const pending = fetch(`${svc.baseUrl}${CONFORMANCE}/packages/${id}/evaluate/terraform`, {
+      method: 'POST',
+      headers: { 'X-Api-Key': svc.apiKey, 'Content-Type': 'application/json' },
+      body: ReadableStream.from(body()),
+      duplex: 'half',
+    } as RequestInit);
+    await new Promise((r) => setTimeout(r, 500));
+    svc.child!.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 500));
+    expect(svc.child!.exitCode).toBeNull();
+    release();
+    const res = await pending;
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { decision: string }).decision).toBe('pass');
+    await svc.stop();
+    expect(svc.child!.exitCode).toBe(0);
+    expect(svc.logs.some((l) => l.msg === 'stopped')).toBe(true);
+    // Never a key in the logs.
+    expect(JSON.stringify(svc.logs)).not.toContain(svc.apiKey);
   });
 });

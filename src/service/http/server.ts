@@ -85,7 +85,6 @@ export function createServiceServer(ctx: ServiceContext, version: string): Servi
     ctx.config.rateLimit,
     ctx.config.rateBurst ?? Math.max(1, Math.ceil(ctx.config.rateLimit * 2)),
   );
-  const inFlight = new Set<ServerResponse>();
 
   async function dispatch(req: IncomingMessage, url: URL, log: Record<string, unknown>): Promise<Reply> {
     const found = match(compiled, req.method ?? 'GET', url.pathname);
@@ -231,9 +230,7 @@ export function createServiceServer(ctx: ServiceContext, version: string): Servi
     const url = new URL(req.url ?? '/', 'http://service');
     // Never the X-Api-Key header: only its key id, once known.
     const log: Record<string, unknown> = { request_id: requestId, method: req.method, path: url.pathname };
-    inFlight.add(res);
     res.on('close', () => {
-      inFlight.delete(res);
       log.status = res.statusCode;
       log.duration_ms = Math.round((performance.now() - started) * 100) / 100;
       if (!res.writableFinished) log.aborted = true;
@@ -248,12 +245,13 @@ export function createServiceServer(ctx: ServiceContext, version: string): Servi
         ctx.log.error('request failed', { request_id: requestId, error: log.error_message ?? log.error });
     }
     if (res.headersSent || res.destroyed) return;
-    // A body we did not read to the end (an early error): answer, then close rather than drain gigabytes.
-    if (!req.readableEnded && req.method !== 'GET') {
+    // A body still arriving after an early answer (413, 400): answer, then close rather than drain gigabytes.
+    if (!req.complete) {
+      const socket = req.socket;
       reply.headers = { ...reply.headers, Connection: 'close' };
       res.on('finish', () => {
         req.resume();
-        setTimeout(() => req.socket.destroy(), 2000).unref();
+        setTimeout(() => socket?.destroy(), 2000).unref();
       });
     }
     send(res, reply, requestId);

@@ -1,0 +1,324 @@
+#!/usr/bin/env node
+// The service under load: gate requests per second and p50/p99 latency with 1 and 50 concurrent clients,
+// on the embedded store and on PostgreSQL; and a 100 MB plan evaluation: wall time and server peak RSS.
+// Each server is a real `tfgate serve` child process (dist); the load generator is undici in this process.
+//
+//   npm run build && node bench/service.bench.mjs [--seconds 5] [--plan-changes 70000] [--no-postgres]
+import { execFileSync, spawn } from 'node:child_process';
+import { chownSync, createReadStream, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { Pool, request } from 'undici';
+import { ensurePlan } from './gen-plan.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..');
+const cli = join(root, 'dist', 'cli', 'main.js');
+const args = process.argv.slice(2);
+const option = (name, fallback) => {
+  const at = args.indexOf(`--${name}`);
+  return at >= 0 ? args[at + 1] : fallback;
+};
+const SECONDS = Number(option('seconds', '5'));
+const PLAN_CHANGES = Number(option('plan-changes', '70000'));
+const WITH_POSTGRES = !args.includes('--no-postgres');
+const KEY = 'tfg_bench_bootstrap_key_0123456789abcdef';
+const BASE = '/v1/analysis/conformance';
+
+const DESIGN = {
+  package_id: 'bench',
+  name: 'Benchmark',
+  sanctioned_kinds: ['relational_database', 'object_storage', 'generic_data'],
+  capabilities: [{ name: 'ledger', depends_on: ['aws_db_instance.ledger'] }],
+  catalog: { terraform_data: 'generic_data', aws_db_instance: 'relational_database', aws_sqs_queue: 'queue' },
+};
+const STATE = JSON.stringify({
+  format_version: '1.0',
+  terraform_version: '1.11.4',
+  values: {
+    root_module: {
+      resources: [
+        ...['ledger'].map((name) => ({
+          address: `aws_db_instance.${name}`,
+          mode: 'managed',
+          type: 'aws_db_instance',
+          name,
+        })),
+        ...Array.from({ length: 20 }, (_, i) => ({
+          address: `terraform_data.d${i}`,
+          mode: 'managed',
+          type: 'terraform_data',
+          name: `d${i}`,
+        })),
+        ...['q1', 'q2', 'q3'].map((name) => ({
+          address: `aws_sqs_queue.${name}`,
+          mode: 'managed',
+          type: 'aws_sqs_queue',
+          name,
+        })),
+      ],
+    },
+  },
+});
+
+function section(lines) {
+  console.log(lines.join('\n'));
+}
+
+if (!existsSync(cli)) {
+  section(['## Service', '', `skipped: ${cli} is missing; run \`npm run build\` first.`, '']);
+  process.exit(0);
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function startServe(env) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tfgate-bench-svc-'));
+  const child = spawn(process.execPath, [cli, 'serve'], {
+    cwd: root,
+    env: {
+      ...process.env,
+      TFGATE_HOST: '127.0.0.1',
+      TFGATE_PORT: '0',
+      TFGATE_DATA_DIR: dataDir,
+      TFGATE_BOOTSTRAP_API_KEY: KEY,
+      TFGATE_RATE_LIMIT: '0',
+      TFGATE_DRIFT_INTERVAL: '0',
+      // Production logging: one JSON line per request, read (and dropped) by this process.
+      TFGATE_LOG_LEVEL: 'info',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (c) => {
+    stderr += c;
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const url = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start\n${stderr}`)), 120_000);
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      try {
+        const entry = JSON.parse(line);
+        if (entry.msg === 'listening') {
+          clearTimeout(timer);
+          resolve(entry.url);
+        }
+      } catch {}
+    });
+    exited.then((code) => reject(new Error(`serve exited ${code}\n${stderr}`)));
+  });
+  return {
+    url,
+    pid: child.pid,
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function call(url, method, path, body, contentType = 'application/json') {
+  const res = await request(`${url}${path}`, {
+    method,
+    headers: { 'x-api-key': KEY, ...(body !== undefined ? { 'content-type': contentType } : {}) },
+    body,
+  });
+  const text = await res.body.text();
+  if (res.statusCode >= 300) throw new Error(`${method} ${path}: ${res.statusCode} ${text}`);
+  return text === '' ? null : JSON.parse(text);
+}
+
+async function setupPackage(url) {
+  await call(url, 'PUT', `${BASE}/packages/bench`, JSON.stringify(DESIGN));
+  await call(url, 'POST', `${BASE}/packages/bench/approve`);
+  await call(url, 'PUT', `${BASE}/packages/bench/observed-state`, STATE);
+  const first = await call(url, 'POST', `${BASE}/packages/bench/gate?min_severity=high`);
+  if (first.decision !== 'block' || first.blocking.length !== 3)
+    throw new Error(`unexpected gate: ${JSON.stringify(first)}`);
+}
+
+function percentile(sorted, p) {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+async function load(url, concurrency, seconds) {
+  const pool = new Pool(url, { connections: concurrency, pipelining: 1 });
+  const path = `${BASE}/packages/bench/gate?min_severity=high`;
+  const headers = { 'x-api-key': KEY };
+  let stop = false;
+  const latencies = [];
+  let errors = 0;
+  let measuring = false;
+  const worker = async () => {
+    while (!stop) {
+      const started = performance.now();
+      const res = await pool.request({ method: 'POST', path, headers });
+      await res.body.text();
+      const elapsed = performance.now() - started;
+      if (res.statusCode !== 200) errors++;
+      if (measuring) latencies.push(elapsed);
+    }
+  };
+  const workers = Array.from({ length: concurrency }, worker);
+  await new Promise((r) => setTimeout(r, 1000)); // warm-up
+  measuring = true;
+  const t0 = performance.now();
+  await new Promise((r) => setTimeout(r, seconds * 1000));
+  measuring = false;
+  const elapsed = (performance.now() - t0) / 1000;
+  stop = true;
+  await Promise.all(workers);
+  await pool.close();
+  latencies.sort((a, b) => a - b);
+  return {
+    rps: latencies.length / elapsed,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    errors,
+  };
+}
+
+function peakRssMb(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return kb / 1024;
+}
+
+async function startPostgres() {
+  const bins = ['/usr/lib/postgresql/17/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/15/bin'];
+  const bin = bins.find((d) => existsSync(join(d, 'initdb')));
+  if (!bin) return null;
+  const asRoot = process.getuid?.() === 0;
+  const run = (cmd, a) =>
+    asRoot
+      ? execFileSync('runuser', ['-u', 'postgres', '--', join(bin, cmd), ...a], { stdio: 'pipe' })
+      : execFileSync(join(bin, cmd), a, { stdio: 'pipe' });
+  const dir = mkdtempSync(join(tmpdir(), 'tfgate-bench-pg-'));
+  if (asRoot) {
+    chownSync(
+      dir,
+      Number(execFileSync('id', ['-u', 'postgres']).toString()),
+      Number(execFileSync('id', ['-g', 'postgres']).toString()),
+    );
+  }
+  const port = await freePort();
+  run('initdb', [
+    '-D',
+    join(dir, 'data'),
+    '-U',
+    'postgres',
+    '--auth=trust',
+    '--no-sync',
+    '-E',
+    'UTF8',
+    '--locale=C',
+  ]);
+  run('pg_ctl', [
+    '-D',
+    join(dir, 'data'),
+    '-l',
+    join(dir, 'log'),
+    '-o',
+    `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories=${dir}`,
+    '-w',
+    'start',
+  ]);
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    stop() {
+      try {
+        run('pg_ctl', ['-D', join(dir, 'data'), '-m', 'fast', '-w', 'stop']);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+const fmt = (n, d = 1) => (n === undefined ? '-' : n.toFixed(d));
+const rows = [];
+const notes = [];
+
+async function benchGate(store, env) {
+  const serve = await startServe(env);
+  try {
+    await setupPackage(serve.url);
+    for (const concurrency of [1, 50]) {
+      const r = await load(serve.url, concurrency, SECONDS);
+      rows.push(
+        `| gate | ${store} | ${concurrency} | ${fmt(r.rps, 0)} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${r.errors} |`,
+      );
+    }
+  } finally {
+    await serve.stop();
+  }
+}
+
+await benchGate('embedded (PGlite)', {});
+if (WITH_POSTGRES) {
+  let pg = null;
+  try {
+    pg = await startPostgres();
+    if (pg) await benchGate('PostgreSQL 15', { TFGATE_DATABASE_URL: pg.url });
+    else notes.push('PostgreSQL: skipped (no server binaries found).');
+  } catch (error) {
+    notes.push(`PostgreSQL: failed: ${error.message.split('\n')[0]}`);
+  } finally {
+    pg?.stop();
+  }
+}
+
+// 100 MB plan evaluation, on a fresh server so its peak RSS is the evaluation's.
+const plan = await ensurePlan(PLAN_CHANGES);
+const evalServe = await startServe({});
+let evalLine;
+try {
+  await call(evalServe.url, 'PUT', `${BASE}/packages/bench`, JSON.stringify(DESIGN));
+  await call(evalServe.url, 'POST', `${BASE}/packages/bench/approve`);
+  const baseline = peakRssMb(evalServe.pid);
+  const started = performance.now();
+  const res = await request(`${evalServe.url}${BASE}/packages/bench/evaluate/terraform`, {
+    method: 'POST',
+    headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+    body: createReadStream(plan.path),
+  });
+  const result = JSON.parse(await res.body.text());
+  const wall = (performance.now() - started) / 1000;
+  if (res.statusCode !== 200) throw new Error(`evaluation: ${res.statusCode} ${JSON.stringify(result)}`);
+  evalLine = `| evaluate | ${(plan.bytes / 1e6).toFixed(0)} MB plan, ${result.counts.resource_changes} changes | ${fmt(wall, 2)} s | ${fmt(peakRssMb(evalServe.pid), 0)} MB (idle: ${fmt(baseline, 0)} MB) | ${result.findings.length} findings |`;
+} finally {
+  await evalServe.stop();
+}
+
+section([
+  '## Service (`tfgate serve`)',
+  '',
+  `Gate: \`POST /gate?min_severity=high\` (3 open findings, so each call reads findings and appends an audit row), ${SECONDS} s per row after 1 s warm-up, undici keep-alive pool in the bench process on the same 2 cores. Targets: >= 1000 req/s and p99 < 50 ms embedded.`,
+  '',
+  '| route | store | clients | req/s | p50 ms | p99 ms | non-200 |',
+  '|---|---|---:|---:|---:|---:|---:|',
+  ...rows,
+  '',
+  'Evaluation: the plan streamed from disk as the request body (target < 3 s, server peak RSS < 600 MB).',
+  '',
+  '| route | input | wall | server peak RSS | result |',
+  '|---|---|---:|---:|---|',
+  evalLine,
+  '',
+  ...notes,
+  '',
+]);

@@ -1,0 +1,140 @@
+// The service's CLI: `tfgate keys create` (admin API, key printed once to stdout) and `tfgate state push`
+// (a file, or terraform show -json run by tfgate on a real terraform_data state). Real child processes.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  api,
+  CONFORMANCE,
+  createApprovedPackage,
+  startService,
+  type TestService,
+} from '../helpers/service.js';
+import { design, STATE_WITH_QUEUE } from './fixtures.js';
+
+const ROOT = resolve(import.meta.dirname, '..', '..');
+let svc: TestService;
+let dir: string;
+
+beforeAll(async () => {
+  svc = await startService();
+  dir = await mkdtemp(join(tmpdir(), 'tfgate-svc-cli-'));
+});
+afterAll(async () => {
+  await svc?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+function tfgate(args: string[], env: Record<string, string> = {}, cwd = ROOT) {
+  return execa(
+    process.execPath,
+    ['--import', join(ROOT, 'test/helpers/ts-register.mjs'), join(ROOT, 'src/cli/main.ts'), ...args],
+    {
+      cwd,
+      env: { TFGATE_BASE_URL: svc.baseUrl, TFGATE_API_KEY: svc.apiKey, ...env },
+      reject: false,
+    },
+  );
+}
+
+describe('tfgate keys create', () => {
+  it('prints the new key once, on stdout only, and the key works', async () => {
+    await api(svc, 'POST', '/v1/admin/accounts', { body: { name: 'pipelines', plan: 'large' } });
+    const res = await tfgate([
+      'keys',
+      'create',
+      '--account',
+      'pipelines',
+      '--name',
+      'release-job',
+      '--scopes',
+      'compliance:read,compliance:write',
+    ]);
+    expect(res.exitCode, res.stderr).toBe(0);
+    const key = res.stdout.trim();
+    expect(key).toMatch(/^tfg_[\w-]{40,}$/);
+    expect(res.stderr).toContain('release-job');
+    expect(res.stderr).not.toContain(key);
+    expect((await api(svc, 'GET', `${CONFORMANCE}/public-key`, { key })).status).toBe(200);
+  });
+
+  it('fails with the service error when the key lacks the admin scope, never printing a key', async () => {
+    const created = await api<{ key: string }>(svc, 'POST', '/v1/admin/accounts/default/api-keys', {
+      body: { name: 'no-admin', scopes: ['compliance:read'] },
+    });
+    const res = await tfgate(['keys', 'create', '--account', 'default', '--name', 'x', '--scopes', 'admin'], {
+      TFGATE_API_KEY: created.body.key,
+    });
+    expect(res.exitCode).not.toBe(0);
+    expect(res.stdout).toBe('');
+    expect(res.stderr).toContain('"admin" scope');
+    expect(res.stderr).not.toContain(created.body.key);
+  });
+});
+
+describe('tfgate state push', () => {
+  it('pushes a state file', async () => {
+    const id = await createApprovedPackage(svc, design('push-file'));
+    const file = join(dir, 'state.json');
+    await writeFile(file, STATE_WITH_QUEUE);
+    const res = await tfgate(['state', 'push', '--package', id, '--state-json', file]);
+    expect(res.exitCode, res.stderr).toBe(0);
+    expect(res.stderr).toContain('3 resource(s)');
+    const gate = await api<{ decision: string }>(svc, 'POST', `${CONFORMANCE}/packages/${id}/gate`);
+    expect(gate.body.decision).toBe('block');
+  });
+
+  it('runs terraform show -json itself on a real state', async () => {
+    const config = join(dir, 'tf');
+    await execa('mkdir', ['-p', config]);
+    await writeFile(
+      join(config, 'main.tf'),
+      'resource "terraform_data" "config" {\n  input = "v1"\n}\nresource "terraform_data" "extra" {\n  input = "v2"\n}\n',
+    );
+    const rc = join(dir, 'terraformrc');
+    await writeFile(rc, '');
+    const env = { TF_CLI_CONFIG_FILE: rc, TF_IN_AUTOMATION: '1' };
+    await execa('terraform', ['init', '-input=false'], { cwd: config, env });
+    await execa('terraform', ['apply', '-auto-approve', '-input=false'], { cwd: config, env });
+    const id = await createApprovedPackage(svc, design('push-terraform'));
+    const res = await tfgate(['state', 'push', '--package', id, '--chdir', config], env);
+    expect(res.exitCode, res.stderr).toBe(0);
+    expect(res.stderr).toContain('2 resource(s) from terraform show -json');
+    // The database capability dependency is missing from this state: critical drift.
+    const gate = await api<{ blocking: Array<{ rule: string }> }>(
+      svc,
+      'POST',
+      `${CONFORMANCE}/packages/${id}/gate?min_severity=critical`,
+    );
+    expect(gate.body.blocking.map((f) => f.rule)).toEqual(['capability_dependency_missing']);
+  });
+
+  it('fails without TFGATE_API_KEY, and on an unknown package with 404', async () => {
+    const file = join(dir, 'state2.json');
+    await writeFile(file, STATE_WITH_QUEUE);
+    const noKey = await tfgate(['state', 'push', '--package', 'x', '--state-json', file], {
+      TFGATE_API_KEY: '',
+    });
+    expect(noKey.exitCode).toBe(1);
+    expect(noKey.stderr).toContain('TFGATE_API_KEY');
+    const missing = await tfgate(['state', 'push', '--package', 'does-not-exist', '--state-json', file]);
+    expect(missing.exitCode).not.toBe(0);
+    expect(missing.stderr).toContain('404');
+  });
+});
+
+describe('tfgate serve --help', () => {
+  it('documents every setting with its environment variable', async () => {
+    const res = await tfgate(['serve', '--help']);
+    expect(res.exitCode).toBe(0);
+    const { SERVE_SETTINGS } = await import('../../src/service/config.js');
+    for (const setting of SERVE_SETTINGS) {
+      expect(res.stdout).toContain(setting.flag.split(' ')[0]!);
+      expect(res.stdout.replace(/\s+/g, ' ')).toContain(setting.env);
+    }
+    expect(res.stdout).toContain('TFGATE_BOOTSTRAP_API_KEY');
+    expect(res.stdout).toContain('rotate');
+  });
+});
