@@ -53,11 +53,9 @@ export async function putPackage(
   try {
     design = designSchema.parse(parseDesign(text, 'the request body'));
   } catch (error) {
-    const message = isTfgateError(error)
-      ? error.message
-      : error instanceof Error
-        ? error.message
-        : String(error);
+    // Only a bad document is the caller's fault; anything else is ours (500).
+    if (!isTfgateError(error) && !(error instanceof z.ZodError)) throw error;
+    const message = isTfgateError(error) ? error.message : z.prettifyError(error);
     throw new ServiceError(400, 'invalid_design', `the design document is not valid: ${message}`, {
       details: isTfgateError(error) ? error.details : undefined,
       cause: error,
