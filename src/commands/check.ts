@@ -1,7 +1,6 @@
 // `tfgate check`: evaluate an existing plan (no terraform run) with exactly one plan input and one route.
 import { access, constants } from 'node:fs/promises';
 import { z } from 'zod';
-import { RemoteEvaluator, ServiceClient } from '../client/index.js';
 import { PACKAGE_ID_PATTERN } from '../design/index.js';
 import { InvalidPlanError, UsageError } from '../errors/index.js';
 import {
@@ -225,6 +224,8 @@ export async function openEvaluator(
 ): Promise<PlanEvaluator> {
   switch (route.kind) {
     case 'remote': {
+      // Loaded on demand: the HTTP client (undici) costs startup time the offline bundle route never needs.
+      const { RemoteEvaluator, ServiceClient } = await import('../client/index.js');
       const client = await ServiceClient.fromOptions(
         { baseUrl: route.baseUrl, caFile: route.caFile },
         context.env ?? process.env,

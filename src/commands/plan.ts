@@ -95,6 +95,20 @@ export async function withSession<T>(
 ): Promise<T> {
   const guard = SignalGuard.install();
   let evaluator: PlanEvaluator | undefined;
+  // The policy loads (bundle verified, or service client set up) while terraform is identified; both
+  // finish before planning, so a bad bundle or key fails before terraform runs.
+  const open =
+    context.openEvaluator ??
+    (() =>
+      openEvaluator(options.route, {
+        stderr: { write: (m: string) => context.progress.warn(m.trim()) },
+        env: context.env,
+      }));
+  const loading = context.progress.step('Load policy', open).then((loaded) => {
+    evaluator = loaded;
+    return loaded;
+  });
+  loading.catch(() => {});
   try {
     const probe = await Terraform.open({ bin: options.terraformBin, env: context.env });
     const args = parsePassThrough(options.terraformArgs, probe.binary.product);
@@ -119,19 +133,12 @@ export async function withSession<T>(
       color: context.color,
       guard,
     });
-    // Opened before planning, so a bad bundle or key fails before terraform runs.
-    const open =
-      context.openEvaluator ??
-      (() =>
-        openEvaluator(options.route, {
-          stderr: { write: (m: string) => context.progress.warn(m.trim()) },
-          env: context.env,
-        }));
-    evaluator = await context.progress.step('Load policy', open);
-    context.progress.info(`${terraform.description}; deciding with ${evaluator.description}`);
-    return await run({ terraform, args, evaluator, guard });
+    const ready = await loading;
+    context.progress.info(`${terraform.description}; deciding with ${ready.description}`);
+    return await run({ terraform, args, evaluator: ready, guard });
   } finally {
     guard.dispose();
+    await loading.catch(() => undefined);
     await evaluator?.close?.();
   }
 }

@@ -1,0 +1,156 @@
+#!/usr/bin/env node
+// Benchmark (issue 4): the overhead of `tfgate apply` (bundle route) over plain terraform doing the same
+// work: `terraform plan -out`, `terraform show -json` and `terraform apply` of that plan, on the same
+// configuration, each run from a fresh state. Runs alternate between the two so drift hits both; the
+// medians are compared as a ratio measured in one run.
+//
+//   npm run build && node bench/apply-overhead.bench.mjs [--runs 7] [--resources 50]
+//
+// Target: tfgate apply takes at most 5% + 300 ms more than the plain terraform sequence.
+import { spawnSync } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, '..');
+const cli = join(root, 'dist', 'cli', 'main.js');
+
+function flag(name, fallback) {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 && process.argv[i + 1] !== undefined ? Number(process.argv[i + 1]) : fallback;
+}
+const RUNS = flag('runs', 7);
+const RESOURCES = flag('resources', 50);
+const TARGET_RATIO = 1.05;
+const TARGET_SLACK_MS = 300;
+
+console.log('## tfgate apply overhead\n');
+if (!existsSync(cli)) {
+  console.log('_dist/ is missing: run `npm run build` first._\n');
+  process.exit(1);
+}
+const terraformVersion = spawnSync('terraform', ['version'], {
+  encoding: 'utf8',
+  env: { ...process.env, CHECKPOINT_DISABLE: '1' },
+});
+if (terraformVersion.status !== 0) {
+  console.log('_terraform is not on PATH: skipped._\n');
+  process.exit(0);
+}
+
+const work = mkdtempSync(join(tmpdir(), 'tfgate-bench-apply-'));
+const config = join(work, 'config');
+spawnSync('mkdir', ['-p', config]);
+writeFileSync(
+  join(config, 'main.tf'),
+  `variable "n" {\n  type    = number\n  default = ${RESOURCES}\n}\n\nresource "terraform_data" "item" {\n  count = var.n\n  input = { index = count.index, role = "bench" }\n}\n\nresource "terraform_data" "ledger" {\n  input = "ledger"\n}\n`,
+);
+const rc = join(work, 'empty.tfrc');
+writeFileSync(rc, '');
+const env = {
+  ...process.env,
+  TF_CLI_CONFIG_FILE: rc,
+  TF_IN_AUTOMATION: '1',
+  CHECKPOINT_DISABLE: '1',
+  NO_COLOR: '1',
+  CI: 'true',
+};
+delete env.TFGATE_TERRAFORM_BIN;
+
+// The bundle: the configuration's kind sanctioned, so every run passes and applies.
+const { buildBundle } = await import(pathToFileURL(join(root, 'dist', 'policy', 'bundle', 'index.js')).href);
+const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const bundlePath = join(work, 'bundle.tar.gz');
+const publicKeyPath = join(work, 'platform.pem');
+writeFileSync(publicKeyPath, publicKey.export({ type: 'spki', format: 'pem' }));
+writeFileSync(
+  bundlePath,
+  await buildBundle({
+    design: {
+      package_id: 'bench-apply',
+      sanctioned_kinds: ['generic_data'],
+      capabilities: [{ name: 'ledger', depends_on: ['terraform_data.ledger'] }],
+      catalog: { terraform_data: 'generic_data' },
+    },
+    signingKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }),
+  }),
+);
+
+function freshState() {
+  for (const name of ['terraform.tfstate', 'terraform.tfstate.backup', 'plain.tfplan']) {
+    rmSync(join(config, name), { force: true });
+  }
+}
+
+function run(command, args) {
+  const result = spawnSync(command, args, {
+    cwd: config,
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    maxBuffer: 1 << 30,
+  });
+  if (result.status !== 0) {
+    throw new Error(`${command} ${args.join(' ')} exited ${result.status}:\n${result.stderr}`);
+  }
+}
+
+function plainTerraform() {
+  const started = performance.now();
+  run('terraform', ['plan', '-input=false', '-out=plain.tfplan']);
+  // show -json's output is read whole through a pipe, as any consumer would, then discarded.
+  run('terraform', ['show', '-json', 'plain.tfplan']);
+  run('terraform', ['apply', '-input=false', 'plain.tfplan']);
+  return performance.now() - started;
+}
+
+function tfgateApply() {
+  const started = performance.now();
+  run(process.execPath, [cli, 'apply', '--bundle', bundlePath, '--public-key', publicKeyPath]);
+  return performance.now() - started;
+}
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+try {
+  // One warm-up of each (page cache, terraform's plugin discovery), not counted.
+  freshState();
+  plainTerraform();
+  freshState();
+  tfgateApply();
+  const plain = [];
+  const tfgate = [];
+  for (let i = 0; i < RUNS; i++) {
+    freshState();
+    plain.push(plainTerraform());
+    freshState();
+    tfgate.push(tfgateApply());
+  }
+  const plainMs = median(plain);
+  const tfgateMs = median(tfgate);
+  const limitMs = plainMs * TARGET_RATIO + TARGET_SLACK_MS;
+  const ok = tfgateMs <= limitMs;
+  const fmt = (ms) => `${Math.round(ms)} ms`;
+  console.log(
+    `Configuration: ${RESOURCES + 1} terraform_data resources, created from an empty state each run; ${RUNS} runs of each, alternating; medians.\n`,
+  );
+  console.log('| | median | runs |');
+  console.log('| --- | ---: | --- |');
+  console.log(
+    `| terraform plan -out + show -json + apply | ${fmt(plainMs)} | ${plain.map(fmt).join(', ')} |`,
+  );
+  console.log(`| tfgate apply (bundle route) | ${fmt(tfgateMs)} | ${tfgate.map(fmt).join(', ')} |`);
+  console.log('');
+  console.log(
+    `Overhead: **${fmt(tfgateMs - plainMs)}**, ratio **${(tfgateMs / plainMs).toFixed(3)}**. Target: at most 5% + 300 ms, i.e. ${fmt(limitMs)} here: **${ok ? 'met' : 'NOT met'}**.\n`,
+  );
+  process.exitCode = ok ? 0 : 1;
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
