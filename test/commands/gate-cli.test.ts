@@ -1,0 +1,114 @@
+// `tfgate gate` and `tfgate bundle pull` as a user runs them (the built CLI): exit codes and messages.
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildCli, runCli } from '../helpers/cli.js';
+import { startService, type TestService } from '../helpers/service.js';
+import { driftedPackage } from './gate-fixtures.js';
+
+let svc: TestService;
+let designs = true;
+beforeAll(async () => {
+  await buildCli();
+  svc = await startService();
+  designs = await driftedPackage(svc, 'cli-drift').then(
+    () => true,
+    () => false,
+  );
+}, 180_000);
+afterAll(async () => {
+  await svc?.stop();
+});
+
+const env = (extra: Record<string, string> = {}) => ({
+  TFGATE_BASE_URL: svc.baseUrl,
+  TFGATE_API_KEY: svc.apiKey,
+  ...extra,
+});
+
+async function freePort(): Promise<number> {
+  const probe = createServer().listen(0, '127.0.0.1');
+  await new Promise((r) => probe.once('listening', r));
+  const { port } = probe.address() as { port: number };
+  await new Promise((r) => probe.close(r));
+  return port;
+}
+
+describe('tfgate gate exit codes', () => {
+  it('exit 3 with the blocking findings when blocked; exit 0 and a loud warning with --advisory', async () => {
+    if (!designs) return expect.fail('the service could not create a package (design parsing)');
+    const blocked = await runCli(['gate', '--package', 'cli-drift', '--min-severity', 'high'], {
+      env: env(),
+    });
+    expect(blocked.exitCode).toBe(3);
+    expect(blocked.stdout).toMatch(/^FAIL: 2 failures/);
+    expect(blocked.stdout).toContain('terraform_data.extra');
+    const advisory = await runCli(['gate', '--package', 'cli-drift', '--advisory'], { env: env() });
+    expect(advisory.exitCode).toBe(0);
+    expect(advisory.stderr).toContain('WOULD HAVE BLOCKED');
+  });
+
+  it('exit 1 without TFGATE_API_KEY, and there is no flag to pass one', async () => {
+    const result = await runCli(['gate', '--package', 'cli-drift'], {
+      env: { TFGATE_BASE_URL: svc.baseUrl },
+    });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('TFGATE_API_KEY is not set');
+    const flag = await runCli(['gate', '--package', 'cli-drift', '--api-key', 'x'], { env: env() });
+    expect(flag.exitCode).toBe(1);
+    expect(flag.stderr).toMatch(/unknown option '--api-key'/);
+  });
+
+  it('exit 1 for an unknown package, with a hint', async () => {
+    const result = await runCli(['gate', '--package', 'does-not-exist'], { env: env() });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('package "does-not-exist" was not found');
+    expect(result.stderr).toMatch(/^hint: /m);
+  });
+
+  it('exit 1 for a wrong key, which is never printed', async () => {
+    const key = 'tfg_this_wrong_key_must_never_be_printed';
+    const result = await runCli(['gate', '--package', 'cli-drift'], { env: env({ TFGATE_API_KEY: key }) });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('HTTP 401');
+    expect(result.stdout + result.stderr).not.toContain(key);
+  });
+
+  it('exit 4 (fail closed) when the service cannot be reached', async () => {
+    const port = await freePort();
+    const result = await runCli(['gate', '--package', 'p', '--retries', '1'], {
+      env: env({ TFGATE_BASE_URL: `http://127.0.0.1:${port}`, TFGATE_RETRY_BASE_DELAY_MS: '1' }),
+    });
+    expect(result.exitCode).toBe(4);
+    expect(result.stderr).toMatch(
+      /could not reach the tfgate service at http:\/\/127\.0\.0\.1:\d+ for the gate after 2 attempts/,
+    );
+  });
+
+  it('exit 1 for a bad flag value, naming the flag', async () => {
+    const result = await runCli(['gate', '--package', 'p', '--min-severity', 'severe'], { env: env() });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('--min-severity');
+  });
+});
+
+describe('tfgate bundle pull exit codes', () => {
+  it('prints the paths of a pulled bundle', async () => {
+    if (!designs) return expect.fail('the service could not create a package (design parsing)');
+    const { mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'tfgate-pull-cli-'));
+    const result = await runCli(['bundle', 'pull', '--package', 'cli-drift', '--dir', dir], { env: env() });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain(`bundle:     ${join(dir, 'cli-drift', 'bundle.tar.gz')}`);
+    expect(result.stdout).toContain(`public key: ${join(dir, 'cli-drift', 'public-key.pem')}`);
+  });
+
+  it('exit 1 for an unknown package', async () => {
+    const result = await runCli(['bundle', 'pull', '--package', 'does-not-exist', '--dir', '/tmp/x'], {
+      env: env(),
+    });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('was not found');
+  });
+});
