@@ -18,3 +18,23 @@ export {
   type VerifyBundleOptions,
   verifyBundle,
 } from './policy/bundle/index.js';
+export {
+  type ClientConfig,
+  type ClientFlags,
+  type GateOutcome,
+  openRemoteEvaluator,
+  RemoteEvaluator,
+  resolveClientConfig,
+  ServiceClient,
+} from './client/index.js';
+export {
+  colorEnabled,
+  emitReports,
+  REPORT_FORMATS,
+  type ReportFormat,
+  type ReportSubject,
+  type ReportTarget,
+  renderGithubAnnotations,
+  renderReport,
+  RULES,
+} from './report/index.js';
