@@ -7,6 +7,7 @@ interface KnownFailure {
   code: string;
   pattern: RegExp;
   explain: string;
+  /** `$TF` stands for the binary the user runs (terraform, tofu or a path). */
   hint: string;
 }
 
@@ -29,21 +30,21 @@ const KNOWN_FAILURES: readonly KnownFailure[] = [
     code: 'state_locked',
     pattern: /Error acquiring the state lock/,
     explain: 'the state is locked by another terraform run',
-    hint: 'wait for the other run to finish, or pass `-- -lock-timeout=5m`; use `terraform force-unlock` only when no run is active',
+    hint: 'wait for the other run to finish, or pass `-- -lock-timeout=5m`; use `$TF force-unlock` only when no run is active',
   },
   {
     code: 'init_required',
     pattern:
       /(Backend initialization required|Required plugins are not installed|Inconsistent dependency lock file|Module not installed|Missing required provider|please run "(terraform|tofu) init")/i,
     explain: 'the working directory is not initialized',
-    hint: 'run `terraform init` (or `tofu init`) in the configuration directory first',
+    hint: 'run `$TF init` in the configuration directory first',
   },
   {
     code: 'invalid_plan_file',
     pattern:
       /(Failed to read plan from plan file|Failed to load plan file|Failed to read the given file as a state or plan file|not a valid plan file|unsupported plan file format)/i,
     explain: 'the file is not a plan file this terraform can read',
-    hint: 'pass a plan file written by `terraform plan -out` with the same terraform version (Atlantis: $PLANFILE)',
+    hint: 'pass a plan file written by `$TF plan -out` with the same version (Atlantis: $PLANFILE)',
   },
   {
     code: 'no_configuration',
@@ -83,7 +84,7 @@ export function explainFailure(facts: FailureFacts): TerraformError {
   const details = { step, exit_code: facts.exitCode, signal: facts.signal, terraform_error: summary };
   if (known) {
     return new TerraformError(known.code, `${command} ${step} failed: ${known.explain}`, {
-      hint: known.hint,
+      hint: known.hint.replaceAll('$TF', command),
       details,
     });
   }

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { text } from 'node:stream/consumers';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -35,6 +36,42 @@ describe('binary', () => {
     const tf = await Terraform.open({ env: { ...process.env, TFGATE_TERRAFORM_BIN: undefined } });
     expect(tf.binary.product).toBe('terraform');
     expect(tf.binary.version).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it('runs a binary at a path, identified as OpenTofu by its version line (stand-in script delegating to the real terraform: OpenTofu is not installable here)', async () => {
+    const bin = await mkdtemp(join(tmpdir(), 'tfgate-tofu-'));
+    const tofu = join(bin, 'tofu');
+    await writeFile(
+      tofu,
+      '#!/bin/sh\nif [ "$1" = version ]; then echo "OpenTofu v1.9.0"; echo "on linux_amd64"; exit 0; fi\nexec terraform "$@"\n',
+    );
+    await chmod(tofu, 0o755);
+    const work = await makeWorkdir({ 'main.tf': ONE_RESOURCE });
+    try {
+      const tf = await Terraform.open({
+        env: { ...work.env, TFGATE_TERRAFORM_BIN: tofu },
+        chdir: work.dir,
+        stdout: 'stderr',
+      });
+      expect(tf.binary).toEqual({ command: tofu, product: 'opentofu', version: '1.9.0' });
+      expect(tf.description).toBe('OpenTofu 1.9.0');
+      const planFile = join(work.dir, 'tofu.tfplan');
+      expect(await tf.plan(planFile, [])).toBe('changes');
+      await tf.apply(planFile, []);
+      expect(await work.stateList()).toEqual(['terraform_data.a']);
+      // Hints name the binary the user runs.
+      const error = explainFailure({
+        step: 'plan',
+        command: tofu,
+        exitCode: 1,
+        signal: undefined,
+        stderr: 'Error: Backend initialization required',
+      });
+      expect(error.hint).toBe(`run \`${tofu} init\` in the configuration directory first`);
+    } finally {
+      await work.dispose();
+      await rm(bin, { recursive: true, force: true });
+    }
   });
 
   it('explains a missing binary as a terraform failure (exit 2)', async () => {
