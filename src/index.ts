@@ -1,10 +1,18 @@
 // The library API: the same stages the CLI uses.
 
+export {
+  type ClientConfig,
+  type ClientFlags,
+  type GateOutcome,
+  openRemoteEvaluator,
+  RemoteEvaluator,
+  resolveClientConfig,
+  ServiceClient,
+} from './client/index.js';
 export { type Design, designSchema, loadDesign, parseDesign } from './design/index.js';
 export * from './errors/index.js';
 export * from './model/index.js';
 export * from './plan/index.js';
-export * from './policy/index.js';
 export {
   assembleBundle,
   type BuildBundleOptions,
@@ -18,15 +26,7 @@ export {
   type VerifyBundleOptions,
   verifyBundle,
 } from './policy/bundle/index.js';
-export {
-  type ClientConfig,
-  type ClientFlags,
-  type GateOutcome,
-  openRemoteEvaluator,
-  RemoteEvaluator,
-  resolveClientConfig,
-  ServiceClient,
-} from './client/index.js';
+export * from './policy/index.js';
 export {
   colorEnabled,
   emitReports,
@@ -34,7 +34,7 @@ export {
   type ReportFormat,
   type ReportSubject,
   type ReportTarget,
+  RULES,
   renderGithubAnnotations,
   renderReport,
-  RULES,
 } from './report/index.js';
