@@ -1,28 +1,222 @@
 // The approved design document (YAML or JSON), validated with zod. See the contract's "Approved design document".
+import { readFile } from 'node:fs/promises';
+import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
+import { knownKinds } from '../catalog/index.js';
+import { UsageError } from '../errors/index.js';
 
 export const PACKAGE_ID_PATTERN = /^[a-z0-9][a-z0-9._-]{0,62}$/;
+// Terraform resource type names and kind names: lowercase words joined by underscores.
+const TYPE_NAME_PATTERN = /^[a-z][a-z0-9_]*$/;
+const KIND_PATTERN = /^[a-z][a-z0-9_]*$/;
 
-export const designSchema = z
+const capabilitySchema = z
   .object({
-    package_id: z.string().regex(PACKAGE_ID_PATTERN),
-    name: z.string().optional(),
-    sanctioned_kinds: z.array(z.string().min(1)),
-    capabilities: z
-      .array(z.object({ name: z.string().min(1), depends_on: z.array(z.string().min(1)) }).strict())
-      .default([]),
-    catalog: z.record(z.string(), z.string().min(1)).default({}),
+    name: z.string().min(1, 'must be a non-empty string'),
+    depends_on: z.array(
+      z
+        .string()
+        .min(1, 'must be a non-empty resource address')
+        .regex(
+          /^\S+$/,
+          'must be a resource address without spaces, e.g. aws_db_instance.ledger or module.queue.*',
+        ),
+    ),
   })
   .strict();
 
+export const designSchema = z
+  .object({
+    package_id: z
+      .string()
+      .regex(
+        PACKAGE_ID_PATTERN,
+        'must match [a-z0-9][a-z0-9._-]{0,62}: a lowercase letter or digit, then up to 62 of a-z 0-9 . _ -',
+      ),
+    name: z.string().optional(),
+    sanctioned_kinds: z.array(z.string().regex(KIND_PATTERN, 'must be a kind name such as object_storage')),
+    capabilities: z.array(capabilitySchema).default([]),
+    catalog: z
+      .record(
+        z.string().regex(TYPE_NAME_PATTERN, 'must be a Terraform resource type such as aws_s3_bucket'),
+        z.string().regex(KIND_PATTERN, 'must be a kind name such as object_storage'),
+      )
+      .default({}),
+  })
+  .strict()
+  .superRefine((design, ctx) => {
+    // Typo protection: a misspelt kind would silently sanction nothing.
+    const kinds = knownKinds(design);
+    design.sanctioned_kinds.forEach((kind, index) => {
+      if (!kinds.has(kind)) {
+        const near = closest(kind, [...kinds]);
+        ctx.addIssue({
+          code: 'custom',
+          path: ['sanctioned_kinds', index],
+          message: `unknown kind "${kind}"${near ? ` (did you mean "${near}"?)` : ''}; a new kind needs a catalog entry mapping a resource type to it`,
+        });
+      }
+    });
+    const seen = new Map<string, number>();
+    design.capabilities.forEach((capability, index) => {
+      const first = seen.get(capability.name);
+      if (first !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['capabilities', index, 'name'],
+          message: `duplicate capability name "${capability.name}" (also capabilities[${first}])`,
+        });
+      } else {
+        seen.set(capability.name, index);
+      }
+    });
+  });
+
 export type Design = z.infer<typeof designSchema>;
 
-/** Parse a design from YAML or JSON text. Throws UsageError pointing at the offending field. */
-export function parseDesign(_text: string, _source: string): Design {
-  throw new Error('parseDesign: not implemented yet');
+const FIELDS_BY_DEPTH: Record<string, readonly string[]> = {
+  '': ['package_id', 'name', 'sanctioned_kinds', 'capabilities', 'catalog'],
+  capabilities: ['name', 'depends_on'],
+};
+
+/** Parse a design from YAML or JSON text. Throws UsageError naming the file, the field path and the line. */
+export function parseDesign(text: string, source: string): Design {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: true });
+  const syntaxError = doc.errors[0];
+  if (syntaxError) {
+    const line = syntaxError.linePos?.[0]?.line;
+    const what =
+      syntaxError.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '') ?? 'syntax error';
+    throw new UsageError(
+      'invalid_design',
+      `${source}${line ? `:${line}` : ''}: not valid YAML or JSON: ${what}`,
+      {
+        hint: 'fix the syntax; the design format is described in the README ("Design format")',
+        details: { source, ...(line ? { line } : {}) },
+      },
+    );
+  }
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    throw new UsageError('invalid_design', `${source}: cannot read the design: ${(error as Error).message}`);
+  }
+  if (value === null || value === undefined) {
+    throw new UsageError('invalid_design', `${source}: the design is empty`, {
+      hint: 'a design needs at least package_id and sanctioned_kinds',
+    });
+  }
+  const result = designSchema.safeParse(value);
+  if (result.success) return result.data;
+
+  const issue = result.error.issues[0] as z.core.$ZodIssue;
+  let path: PropertyKey[] = issue.path;
+  let message = issue.message;
+  if (issue.code === 'unrecognized_keys') {
+    const key = issue.keys[0] as string;
+    path = [...issue.path, key];
+    const allowed = FIELDS_BY_DEPTH[issue.path.length === 0 ? '' : String(issue.path[0])] ?? [];
+    const near = closest(key, allowed);
+    message = `unknown field${near ? ` (did you mean "${near}"?)` : ''}; allowed here: ${allowed.join(', ')}`;
+  } else if (issue.code === 'invalid_type' && issue.input === undefined) {
+    message = 'is required';
+  }
+  const line = lineOf(doc, lineCounter, path);
+  const field = formatPath(path) || '(document)';
+  const more = result.error.issues.length > 1 ? ` (and ${result.error.issues.length - 1} more problems)` : '';
+  throw new UsageError('invalid_design', `${source}${line ? `:${line}` : ''}: ${field}: ${message}${more}`, {
+    hint: 'the design format is described in the README ("Design format")',
+    details: { source, field, ...(line ? { line } : {}) },
+  });
 }
 
 /** Read and parse a design file. */
-export async function loadDesign(_path: string): Promise<Design> {
-  throw new Error('loadDesign: not implemented yet');
+export async function loadDesign(path: string): Promise<Design> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(
+      'design_not_found',
+      `cannot read the design file ${path}: ${(error as Error).message}`,
+      {
+        cause: error,
+        hint: 'pass the path of an approved design document (YAML or JSON)',
+      },
+    );
+  }
+  return parseDesign(text, path);
+}
+
+/** `capabilities[1].depends_on[0]` */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const key of path) {
+    if (typeof key === 'number') out += `[${key}]`;
+    else out += out === '' ? String(key) : `.${String(key)}`;
+  }
+  return out;
+}
+
+/** The line of the deepest node on `path` that the document has (a missing field points at its parent). */
+function lineOf(
+  doc: ReturnType<typeof parseDocument>,
+  lineCounter: LineCounter,
+  path: readonly PropertyKey[],
+) {
+  let node: unknown = doc.contents;
+  let offset = rangeStart(node);
+  for (const key of path) {
+    if (isMap(node)) {
+      const pair = node.items.find((item) => isPair(item) && isScalar(item.key) && item.key.value === key);
+      if (!pair) break;
+      // An unknown key points at the key itself; anything else at its value.
+      const isLast = key === path[path.length - 1];
+      node = pair.value;
+      offset =
+        (isLast && pair.value === null ? rangeStart(pair.key) : rangeStart(pair.value)) ??
+        rangeStart(pair.key);
+    } else if (isSeq(node) && typeof key === 'number') {
+      node = node.items[key];
+      if (node === undefined) break;
+      offset = rangeStart(node);
+    } else {
+      break;
+    }
+  }
+  return offset === undefined ? undefined : lineCounter.linePos(offset).line;
+}
+
+function rangeStart(node: unknown): number | undefined {
+  const range = (node as { range?: [number, number, number] } | null | undefined)?.range;
+  return range?.[0];
+}
+
+/** The candidate within edit distance 2 of `word`, for "did you mean". */
+function closest(word: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = 3;
+  for (const candidate of candidates) {
+    const distance = editDistance(word, candidate);
+    if (distance < bestDistance) {
+      best = candidate;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current.push(Math.min((previous[j] as number) + 1, (current[j - 1] as number) + 1, substitution));
+    }
+    previous = current;
+  }
+  return previous[b.length] as number;
 }

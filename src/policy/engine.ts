@@ -1,13 +1,49 @@
-import type {
-  DetectedDrift,
-  EvalFinding,
-  EvaluationCounts,
-  EvaluationResult,
-  ObservedStateInput,
-  PlanInput,
-  Severity,
+// The conformance policy (policy/tfgate/*.rego), compiled to policy.wasm and evaluated in process.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { z } from 'zod';
+import { InvalidPlanError, NoDecisionError, TfgateError } from '../errors/index.js';
+import {
+  type DetectedDrift,
+  DRIFT_RULES,
+  decide,
+  type EvalFinding,
+  type EvaluationCounts,
+  type EvaluationResult,
+  type ObservedStateInput,
+  PLAN_ACTIONS,
+  PLAN_RULES,
+  type PlanInput,
+  SEVERITIES,
+  type Severity,
 } from '../model/index.js';
-import type { PolicyData } from './data.js';
+import { POLICY_DATA_ROOT, type PolicyData } from './data.js';
+import { findingId } from './finding-id.js';
+
+// opa-wasm's ESM entry exports only loadPolicy; loadPolicySync lives on its CommonJS module.
+const opaWasm = createRequire(import.meta.url)(
+  '@open-policy-agent/opa-wasm',
+) as typeof import('@open-policy-agent/opa-wasm');
+type LoadedPolicy = import('@open-policy-agent/opa-wasm').LoadedPolicy;
+
+// The tsconfig has no DOM lib and @types/node 20 declares no WebAssembly global: type what we use.
+type WasmModule = { readonly __brand: 'WebAssembly.Module' };
+const wasmApi = (
+  globalThis as unknown as {
+    WebAssembly: {
+      Module: new (bytes: Uint8Array) => WasmModule;
+      compile(bytes: Uint8Array): Promise<WasmModule>;
+    };
+  }
+).WebAssembly;
+
+export const PLAN_ENTRYPOINT = 'tfgate/conformance/plan';
+export const DRIFT_ENTRYPOINT = 'tfgate/conformance/drift';
+
+/** The policy.wasm that ships with tfgate: policy/policy.wasm at the package root (from src/ or dist/). */
+export const SHIPPED_WASM_URL = new URL('../../policy/policy.wasm', import.meta.url);
 
 /** What the plan entrypoint yields: findings and counts, before a threshold turns them into a decision. */
 export interface PlanEvaluation {
@@ -15,28 +51,331 @@ export interface PlanEvaluation {
   counts: EvaluationCounts;
 }
 
+const WASM_PAGE = 64 * 1024;
+// Measured: parsing and evaluating take about 16 times the input JSON's size in wasm heap.
+const MEMORY_PER_INPUT_BYTE = 32;
+// Measured on 100k changes: chunks of a few thousand changes take about half the CPU of one input.
+const PLAN_CHUNK_CHANGES = 4096;
+const MEMORY_BASE_BYTES = 8 * 1024 * 1024;
+const MEMORY_MAX_PAGES = 65_536; // 4 GiB, wasm32's ceiling
+
+// Compiled modules, once per process: keyed by the SHA-256 of the wasm bytes ('' for the shipped one).
+const moduleCache = new Map<string, WasmModule>();
+
 /** The compiled policy.wasm, loaded once per process; each evaluation gets memory sized to its input. */
 export class PolicyEngine {
+  private constructor(private readonly module: WasmModule) {}
+
   /** Load the policy.wasm that ships with tfgate (or the given bytes, e.g. from a verified bundle). */
-  static async load(_wasm?: Uint8Array): Promise<PolicyEngine> {
-    throw new Error('PolicyEngine.load: not implemented yet');
+  static async load(wasm?: Uint8Array): Promise<PolicyEngine> {
+    const key = cacheKey(wasm);
+    let module = moduleCache.get(key);
+    if (!module) {
+      const bytes = wasm ?? (await readShipped(() => readFile(SHIPPED_WASM_URL)));
+      module = await compile(() => wasmApi.compile(bytes));
+      moduleCache.set(key, module);
+    }
+    return new PolicyEngine(module);
   }
+
   /** Synchronous load, for CDKTF's synchronous visit/validate. */
-  static loadSync(_wasm?: Uint8Array): PolicyEngine {
-    throw new Error('PolicyEngine.loadSync: not implemented yet');
+  static loadSync(wasm?: Uint8Array): PolicyEngine {
+    const key = cacheKey(wasm);
+    let module = moduleCache.get(key);
+    if (!module) {
+      const bytes = wasm ?? readShippedSync();
+      try {
+        module = new wasmApi.Module(bytes);
+      } catch (error) {
+        throw invalidWasm(error);
+      }
+      moduleCache.set(key, module);
+    }
+    return new PolicyEngine(module);
   }
-  evaluatePlan(_data: PolicyData, _plan: PlanInput): PlanEvaluation {
-    throw new Error('not implemented yet');
+
+  /**
+   * Evaluate a (reduced) plan. Throws InvalidPlanError when the policy reports the plan unreadable.
+   * Every plan rule and count looks at one change at a time (see conformance.rego), so resource_changes
+   * goes in chunks and the counts add up: bounded wasm memory, and linear time in opa-wasm, whose
+   * allocator slows down on one huge input.
+   */
+  evaluatePlan(data: PolicyData, plan: PlanInput, options: { chunkSize?: number } = {}): PlanEvaluation {
+    const chunks = serializePlanChunks(plan, options.chunkSize ?? PLAN_CHUNK_CHANGES);
+    const outputs = this.run(PLAN_ENTRYPOINT, data, chunks, (result) => planOutputSchema.parse(result));
+    const errors = outputs.flatMap((output) => output.errors);
+    if (errors.length > 0) {
+      const shown = errors.slice(0, 5).join('; ');
+      const more = errors.length > 5 ? ` (and ${errors.length - 5} more)` : '';
+      throw new InvalidPlanError(`the plan cannot be evaluated: ${shown}${more}`, {
+        hint: 'pass the output of `terraform show -json <planfile>` from Terraform 1.0-1.11 or OpenTofu',
+        details: { errors },
+      });
+    }
+    const findings: EvalFinding[] = outputs
+      .flatMap((output) => output.findings)
+      .map(({ capability, ...finding }) => ({
+        id: findingId(data.package_id, finding.rule, finding.address),
+        ...finding,
+        ...(capability === undefined ? {} : { capability }),
+      }))
+      .sort(byAddressThenRule);
+    const counts = emptyCounts();
+    for (const output of outputs) {
+      for (const key of COUNT_KEYS) counts[key] += output.counts[key];
+    }
+    return { findings, counts };
   }
-  evaluateDrift(_data: PolicyData, _state: ObservedStateInput): DetectedDrift[] {
-    throw new Error('not implemented yet');
+
+  /** Evaluate observed state against the design: the drift rules. */
+  evaluateDrift(data: PolicyData, state: ObservedStateInput): DetectedDrift[] {
+    const [output] = this.run(DRIFT_ENTRYPOINT, data, [serializeState(state)], (result) =>
+      driftOutputSchema.parse(result),
+    );
+    if (!output) throw new Error('unreachable: one input gives one output');
+    if (output.errors.length > 0) {
+      throw new InvalidPlanError(`the observed state cannot be evaluated: ${output.errors.join('; ')}`, {
+        hint: 'pass the output of `terraform show -json` on the state',
+      });
+    }
+    return output.findings
+      .map((finding) => {
+        const drift: DetectedDrift = {
+          id: findingId(data.package_id, finding.rule, finding.address),
+          rule: finding.rule,
+          severity: finding.severity,
+          address: finding.address,
+          message: finding.message,
+        };
+        if (finding.type !== undefined) drift.type = finding.type;
+        if (finding.kind !== undefined) drift.kind = finding.kind;
+        if (finding.capability !== undefined) drift.capability = finding.capability;
+        return drift;
+      })
+      .sort(byAddressThenRule);
+  }
+
+  /**
+   * Evaluate each input on one fresh instance whose memory is sized up front from the largest input:
+   * opa-wasm grows memory a page at a time, which is slow. Each evaluation reuses the input area.
+   */
+  private run<T>(
+    entrypoint: string,
+    data: PolicyData,
+    inputs: Uint8Array[],
+    parse: (result: unknown) => T,
+  ): T[] {
+    const dataBytes = new TextEncoder().encode(JSON.stringify({ [POLICY_DATA_ROOT]: data }));
+    const largest = Math.max(0, ...inputs.map((input) => input.byteLength));
+    const needed = MEMORY_BASE_BYTES + MEMORY_PER_INPUT_BYTE * (dataBytes.byteLength + largest);
+    const pages = Math.min(MEMORY_MAX_PAGES, Math.ceil(needed / WASM_PAGE));
+    const outputs: T[] = [];
+    try {
+      const policy: LoadedPolicy = opaWasm.loadPolicySync(this.module as never, { initial: pages });
+      policy.setData(exactBuffer(dataBytes));
+      for (const input of inputs) {
+        const resultSet: unknown = policy.evaluate(exactBuffer(input), entrypoint);
+        const first = Array.isArray(resultSet)
+          ? (resultSet[0] as { result?: unknown } | undefined)
+          : undefined;
+        if (first?.result === undefined) {
+          throw new NoDecisionError('policy_undefined', `the policy gave no result for ${entrypoint}`, {
+            hint: 'the policy.wasm does not define this entrypoint; rebuild it with scripts/build-policy.sh',
+          });
+        }
+        outputs.push(parse(first.result));
+      }
+    } catch (error) {
+      if (error instanceof TfgateError) throw error;
+      // opa-wasm throws strings on aborts (out of memory, conflicting rule outputs); zod throws on a bad shape.
+      throw new NoDecisionError(
+        'policy_evaluation_failed',
+        `the policy could not be evaluated: ${describe(error)}`,
+        {
+          cause: error,
+        },
+      );
+    }
+    return outputs;
   }
 }
 
+/** The contract's evaluation response: findings and counts with the decision for `minSeverity`. */
 export function toEvaluationResult(
-  _packageId: string,
-  _minSeverity: Severity,
-  _evaluation: PlanEvaluation,
+  packageId: string,
+  minSeverity: Severity,
+  evaluation: PlanEvaluation,
 ): EvaluationResult {
-  throw new Error('not implemented yet');
+  return {
+    package_id: packageId,
+    decision: decide(evaluation.findings, minSeverity),
+    min_severity: minSeverity,
+    findings: evaluation.findings,
+    counts: evaluation.counts,
+  };
+}
+
+const COUNT_KEYS = [
+  'resource_changes',
+  'creations',
+  'destructions',
+  'unrecognized',
+  'findings',
+  'updates',
+  'reads',
+  'imports',
+  'forgets',
+  'no_ops',
+] as const satisfies ReadonlyArray<keyof EvaluationCounts>;
+
+function emptyCounts(): EvaluationCounts {
+  return Object.fromEntries(COUNT_KEYS.map((key) => [key, 0])) as unknown as EvaluationCounts;
+}
+
+/**
+ * The plan as the policy's input, in chunks of `chunkSize` changes, each `{"resource_changes": [...]}`
+ * holding only what the rules read: address, mode, type, deposed, change.actions, change.importing.
+ * Objects of one shape for JSON.stringify: measured faster than concatenating strings by hand.
+ * A missing field becomes null, so the policy reports it instead of the wasm JSON parser failing.
+ */
+export function serializePlanChunks(plan: PlanInput, chunkSize: number): Uint8Array[] {
+  const encoder = new TextEncoder();
+  const changes = plan.resource_changes;
+  const chunks: Uint8Array[] = [];
+  for (let start = 0; start === 0 || start < changes.length; start += chunkSize) {
+    const slim = changes.slice(start, start + chunkSize).map((rc) => {
+      const actions = rc.change?.actions ?? null;
+      const importing = rc.change?.importing;
+      const change = importing === undefined || importing === null ? { actions } : { actions, importing: {} };
+      const address = rc.address ?? null;
+      const mode = rc.mode ?? null;
+      const type = rc.type ?? null;
+      return rc.deposed === undefined
+        ? { address, mode, type, change }
+        : { address, mode, type, deposed: rc.deposed, change };
+    });
+    chunks.push(encoder.encode(JSON.stringify({ resource_changes: slim })));
+  }
+  return chunks;
+}
+
+/** Observed state as the drift entrypoint's input: address, mode and type of each resource. */
+function serializeState(state: ObservedStateInput): Uint8Array {
+  const resources = state.resources.map(({ address, mode, type }) => ({ address, mode, type }));
+  return new TextEncoder().encode(JSON.stringify({ resources }));
+}
+
+/** The bytes as an ArrayBuffer of exactly their length (opa-wasm copies the whole buffer). */
+function exactBuffer(bytes: Uint8Array): ArrayBuffer {
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
+    ? (bytes.buffer as ArrayBuffer)
+    : (bytes.slice().buffer as ArrayBuffer);
+}
+
+function byAddressThenRule(
+  a: { address: string; rule: string },
+  b: { address: string; rule: string },
+): number {
+  if (a.address !== b.address) return a.address < b.address ? -1 : 1;
+  if (a.rule !== b.rule) return a.rule < b.rule ? -1 : 1;
+  return 0;
+}
+
+// The policy's output is a boundary too (a bundle may carry its own wasm): check its shape.
+const severitySchema = z.enum(SEVERITIES);
+const planOutputSchema = z.object({
+  findings: z.array(
+    z.object({
+      rule: z.enum(PLAN_RULES),
+      severity: severitySchema,
+      address: z.string(),
+      type: z.string(),
+      kind: z.string(),
+      actions: z.array(z.enum(PLAN_ACTIONS)),
+      capability: z.string().optional(),
+      message: z.string(),
+    }),
+  ),
+  counts: z.object({
+    resource_changes: z.number().int(),
+    creations: z.number().int(),
+    destructions: z.number().int(),
+    unrecognized: z.number().int(),
+    findings: z.number().int(),
+    updates: z.number().int(),
+    reads: z.number().int(),
+    imports: z.number().int(),
+    forgets: z.number().int(),
+    no_ops: z.number().int(),
+  }),
+  errors: z.array(z.string()),
+});
+const driftOutputSchema = z.object({
+  findings: z.array(
+    z.object({
+      rule: z.enum(DRIFT_RULES),
+      severity: severitySchema,
+      address: z.string(),
+      type: z.string().optional(),
+      kind: z.string().optional(),
+      capability: z.string().optional(),
+      message: z.string(),
+    }),
+  ),
+  errors: z.array(z.string()),
+});
+
+function cacheKey(wasm: Uint8Array | undefined): string {
+  return wasm === undefined ? '' : createHash('sha256').update(wasm).digest('hex');
+}
+
+async function readShipped(read: () => Promise<Uint8Array>): Promise<Uint8Array> {
+  try {
+    return await read();
+  } catch (error) {
+    throw missingWasm(error);
+  }
+}
+
+function readShippedSync(): Uint8Array {
+  try {
+    return readFileSync(SHIPPED_WASM_URL);
+  } catch (error) {
+    throw missingWasm(error);
+  }
+}
+
+async function compile(build: () => Promise<WasmModule>): Promise<WasmModule> {
+  try {
+    return await build();
+  } catch (error) {
+    throw invalidWasm(error);
+  }
+}
+
+function missingWasm(error: unknown): NoDecisionError {
+  return new NoDecisionError(
+    'policy_wasm_missing',
+    `cannot read the policy at ${SHIPPED_WASM_URL.pathname}`,
+    {
+      cause: error,
+      hint: 'the tfgate installation is incomplete; reinstall it, or run scripts/build-policy.sh in a clone',
+    },
+  );
+}
+
+function invalidWasm(error: unknown): NoDecisionError {
+  return new NoDecisionError(
+    'policy_wasm_invalid',
+    `the policy is not valid WebAssembly: ${describe(error)}`,
+    {
+      cause: error,
+    },
+  );
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (typeof error === 'object' && error !== null && 'message' in error) return String(error.message);
+  return String(error);
 }

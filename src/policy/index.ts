@@ -1,5 +1,12 @@
 // Stage 2: evaluate. The Rego policy compiled to wasm, evaluated in process; and signed OPA bundles.
 export type { PolicyData } from './data.js';
-export { compilePolicyData } from './data.js';
+export { compileAddressPattern, compilePolicyData, POLICY_DATA_ROOT } from './data.js';
 export type { PlanEvaluation } from './engine.js';
-export { PolicyEngine, toEvaluationResult } from './engine.js';
+export {
+  DRIFT_ENTRYPOINT,
+  PLAN_ENTRYPOINT,
+  PolicyEngine,
+  SHIPPED_WASM_URL,
+  toEvaluationResult,
+} from './engine.js';
+export { findingId } from './finding-id.js';

@@ -1,0 +1,2 @@
+export declare const policyRoot: string;
+export declare function policySourcesDigest(root?: string): string;
