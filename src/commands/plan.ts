@@ -1,6 +1,6 @@
 // `tfgate plan`: terraform plan into a private file → show -json streamed into the evaluator → reports.
 // `tfgate apply` (apply.ts) runs the same steps and then applies the saved plan when nothing blocks.
-import { copyFile, rename, rm } from 'node:fs/promises';
+import { chmod, copyFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import {
@@ -282,6 +282,8 @@ async function keepPlan(from: string, to: string): Promise<string> {
   const temp = join(dirname(to), `.${basename(to)}.${process.pid}.tmp`);
   try {
     await copyFile(from, temp);
+    // A saved plan holds the configuration's secrets in clear text: readable by its owner only.
+    await chmod(temp, 0o600);
     await rename(temp, to);
     return to;
   } catch (error) {

@@ -1,0 +1,136 @@
+// `tfgate check --plan-file`: a saved plan (Atlantis's $PLANFILE, Spacelift's spacelift.plan) streamed
+// through the real `terraform show -json` into the real bundle evaluation.
+import { rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { resolveCheckOptions, runCheck } from '../../src/commands/check.js';
+import { runPlan } from '../../src/commands/plan.js';
+import { ExitCode, type TfgateError } from '../../src/errors/index.js';
+import { TerraformWorkspace } from '../helpers/terraform.js';
+import {
+  capture,
+  EXAMPLE_DIR,
+  type Keys,
+  makeKeys,
+  type SignedBundle,
+  signedBundle,
+} from './wrapper-fixtures.js';
+
+let keys: Keys;
+let sanctioned: SignedBundle;
+let strict: SignedBundle;
+const workspaces: TerraformWorkspace[] = [];
+
+beforeAll(async () => {
+  keys = makeKeys();
+  sanctioned = await signedBundle(keys, join(EXAMPLE_DIR, 'design.yaml'), 'sanctioned');
+  strict = await signedBundle(keys, join(EXAMPLE_DIR, 'design-strict.yaml'), 'strict');
+});
+afterAll(() => rmSync(keys.dir, { recursive: true, force: true }));
+afterEach(() => {
+  for (const ws of workspaces.splice(0)) ws.cleanup();
+});
+
+function checkContext(env: NodeJS.ProcessEnv) {
+  let stdout = '';
+  let stderr = '';
+  return {
+    context: {
+      env,
+      color: false,
+      stdout: { write: (s: string) => (stdout += s) },
+      stderr: { write: (s: string) => (stderr += s) },
+    },
+    stdout: () => stdout,
+    stderr: () => stderr,
+  };
+}
+
+describe('tfgate check --plan-file', () => {
+  it('evaluates a saved plan through terraform show -json: FAIL on the strict design, PASS on the sanctioned one', async () => {
+    const ws = TerraformWorkspace.create(EXAMPLE_DIR);
+    workspaces.push(ws);
+    const planFile = await ws.plan();
+    for (const [bundle, exitCode, headline] of [
+      [strict, ExitCode.blocked, /^FAIL/],
+      [sanctioned, ExitCode.ok, /^PASS/],
+    ] as const) {
+      const out = checkContext(ws.env);
+      const options = resolveCheckOptions(
+        { planFile, chdir: ws.dir, bundle: bundle.bundle, publicKey: bundle.publicKey },
+        {},
+      );
+      expect(options.plan).toEqual({
+        kind: 'plan-file',
+        path: planFile,
+        chdir: ws.dir,
+        terraformBin: undefined,
+      });
+      const outcome = await runCheck(options, out.context);
+      expect(outcome.exitCode).toBe(exitCode);
+      expect(out.stdout()).toMatch(headline);
+    }
+    expect(ws.stateAddresses()).toEqual([]);
+  });
+
+  it('a file that is not a plan is a terraform failure, explained (exit 2)', async () => {
+    const ws = TerraformWorkspace.create(EXAMPLE_DIR);
+    workspaces.push(ws);
+    const bogus = join(ws.dir, 'bogus.tfplan');
+    writeFileSync(bogus, '{"not":"a plan"}');
+    const options = resolveCheckOptions(
+      { planFile: bogus, chdir: ws.dir, bundle: sanctioned.bundle, publicKey: sanctioned.publicKey },
+      {},
+    );
+    const error = (await runCheck(options, checkContext(ws.env).context).catch(
+      (e: unknown) => e,
+    )) as TfgateError;
+    expect(error.code).toBe('invalid_plan_file');
+    expect(error.exitCode).toBe(ExitCode.terraform);
+  });
+
+  it('a missing plan file is no decision (exit 4), naming the file', async () => {
+    const options = resolveCheckOptions(
+      { planFile: '/nonexistent/plan.tfplan', bundle: sanctioned.bundle, publicKey: sanctioned.publicKey },
+      {},
+    );
+    await expect(runCheck(options, checkContext(process.env).context)).rejects.toMatchObject({
+      exitCode: ExitCode.noDecision,
+      message: expect.stringContaining('/nonexistent/plan.tfplan') as unknown as string,
+    });
+  });
+
+  it('takes exactly one plan input and exactly one route', () => {
+    expect(() =>
+      resolveCheckOptions({ planFile: 'a', planJson: 'b', bundle: 'x', publicKey: 'y' }, {}),
+    ).toThrow(/exactly one plan input/);
+    expect(() => resolveCheckOptions({ planFile: 'a' }, {})).toThrow(/exactly one route/);
+    expect(() => resolveCheckOptions({ planFile: 'a', bundle: 'x', baseUrl: 'http://h' }, {})).toThrow(
+      /two routes/,
+    );
+    expect(resolveCheckOptions({ planFile: 'a', package: 'payments' }, {}).route).toEqual({
+      kind: 'remote',
+      packageId: 'payments',
+      baseUrl: undefined,
+      caFile: undefined,
+    });
+  });
+});
+
+describe('tfgate plan --out', () => {
+  it('keeps the plan readable by its owner only', async () => {
+    const ws = TerraformWorkspace.create(EXAMPLE_DIR);
+    workspaces.push(ws);
+    const out = join(ws.dir, 'kept.tfplan');
+    const result = await runPlan(
+      {
+        route: { kind: 'bundle', bundle: sanctioned.bundle, publicKey: sanctioned.publicKey },
+        chdir: ws.dir,
+        out,
+      },
+      capture(ws.env).context,
+    );
+    expect(result.planFile).toBe(out);
+    expect(statSync(out).mode & 0o777).toBe(0o600);
+  });
+});
