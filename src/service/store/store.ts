@@ -103,6 +103,33 @@ function toPackage(row: PackageRow): PackageRecord {
   };
 }
 
+const KEY_COLUMNS =
+  'k.id AS key_id, k.name AS key_name, k.key_hash, k.scopes, k.revoked_at, a.name AS account_name, a.plan';
+
+type KeyRow = {
+  key_id: string;
+  key_name: string;
+  key_hash: string;
+  scopes: Scope[];
+  revoked_at: unknown;
+  account_name: string;
+  plan: AccountPlan;
+};
+
+function toKey(row: KeyRow): Omit<KeyLookup, 'pkg'> {
+  return {
+    principal: {
+      keyId: row.key_id,
+      keyName: row.key_name,
+      account: row.account_name,
+      plan: row.plan,
+      scopes: row.scopes,
+    },
+    revoked: row.revoked_at != null,
+    hash: row.key_hash,
+  };
+}
+
 type FindingRow = {
   id: string;
   rule: DriftRule;
@@ -156,7 +183,21 @@ function isUniqueViolation(error: unknown): boolean {
 }
 
 export class Store {
-  constructor(readonly db: SqlClient) {}
+  readonly #keyCache: Map<string, Omit<KeyLookup, 'pkg'> | null> | undefined;
+  #keyGeneration = 0;
+  readonly #auditQueue: Array<{ entry: AuditEntry; resolve: () => void; reject: (error: unknown) => void }> =
+    [];
+  #auditFlushing = false;
+
+  constructor(readonly db: SqlClient) {
+    this.#keyCache = db.kind === 'embedded' ? new Map() : undefined;
+  }
+
+  /** Every write to keys or accounts calls this (after its transaction committed or failed). */
+  #keysChanged(): void {
+    this.#keyGeneration++;
+    this.#keyCache?.clear();
+  }
 
   get kind(): SqlClient['kind'] {
     return this.db.kind;
@@ -178,24 +219,28 @@ export class Store {
 
   /** Creates the `default` account and the bootstrap key, only while no key exists at all. */
   async bootstrap(key: { id: string; name: string; hash: string; scopes: Scope[] }): Promise<boolean> {
-    return this.db.transaction(async (tx) => {
-      await tx.query('SELECT pg_advisory_xact_lock($1)', [7_315_002]);
-      const { rows } = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys');
-      if ((rows[0]?.n ?? 0) > 0) return false;
-      await tx.query(
-        "INSERT INTO accounts (name, plan) VALUES ('default', 'enterprise') ON CONFLICT (name) DO NOTHING",
-      );
-      await tx.query(
-        "INSERT INTO api_keys (id, account, name, key_hash, scopes) VALUES ($1, 'default', $2, $3, $4::jsonb)",
-        [key.id, key.name, key.hash, JSON.stringify(key.scopes)],
-      );
-      await appendAudit(tx, {
-        event: 'api_key_created',
-        account: 'default',
-        details: { key_id: key.id, name: key.name, scopes: key.scopes, bootstrap: true },
+    try {
+      return await this.db.transaction(async (tx) => {
+        await tx.query('SELECT pg_advisory_xact_lock($1)', [7_315_002]);
+        const { rows } = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys');
+        if ((rows[0]?.n ?? 0) > 0) return false;
+        await tx.query(
+          "INSERT INTO accounts (name, plan) VALUES ('default', 'enterprise') ON CONFLICT (name) DO NOTHING",
+        );
+        await tx.query(
+          "INSERT INTO api_keys (id, account, name, key_hash, scopes) VALUES ($1, 'default', $2, $3, $4::jsonb)",
+          [key.id, key.name, key.hash, JSON.stringify(key.scopes)],
+        );
+        await appendAudit(tx, {
+          event: 'api_key_created',
+          account: 'default',
+          details: { key_id: key.id, name: key.name, scopes: key.scopes, bootstrap: true },
+        });
+        return true;
       });
-      return true;
-    });
+    } finally {
+      this.#keysChanged();
+    }
   }
 
   /**
@@ -203,18 +248,25 @@ export class Store {
    * The key is found by the hash of what the caller sent; the hash is unique and indexed.
    */
   async lookupKey(keyHash: string, packageId?: string): Promise<KeyLookup | null> {
-    const { rows } = await this.db.query<
-      {
-        key_id: string;
-        key_name: string;
-        key_hash: string;
-        scopes: Scope[];
-        revoked_at: unknown;
-        account_name: string;
-        plan: AccountPlan;
-      } & Partial<PackageRow>
-    >(
-      `SELECT k.id AS key_id, k.name AS key_name, k.key_hash, k.scopes, k.revoked_at, a.name AS account_name, a.plan, ${PACKAGE_COLUMNS}
+    // Embedded: one process owns the store (the data dir is locked), so keys can be cached and every
+    // key or account write below clears the cache. PostgreSQL: other instances write too, so always ask.
+    if (this.#keyCache) {
+      let key = this.#keyCache.get(keyHash);
+      if (key === undefined) {
+        const generation = this.#keyGeneration;
+        key = await this.#selectKey(keyHash);
+        if (this.#keyCache.size >= 10_000) this.#keyCache.clear();
+        // A key write that ran meanwhile may have made what we read stale: use it, do not keep it.
+        if (generation === this.#keyGeneration) this.#keyCache.set(keyHash, key);
+      }
+      if (!key) return null;
+      return {
+        ...key,
+        pkg: packageId === undefined ? null : await this.getPackage(key.principal.account, packageId),
+      };
+    }
+    const { rows } = await this.db.query<KeyRow & Partial<PackageRow>>(
+      `SELECT ${KEY_COLUMNS}, ${PACKAGE_COLUMNS}
          FROM api_keys k JOIN accounts a ON a.name = k.account
          LEFT JOIN packages p ON p.account = a.name AND p.package_id = $2
         WHERE k.key_hash = $1`,
@@ -222,18 +274,23 @@ export class Store {
     );
     const row = rows[0];
     if (!row) return null;
-    return {
-      principal: {
-        keyId: row.key_id,
-        keyName: row.key_name,
-        account: row.account_name,
-        plan: row.plan,
-        scopes: row.scopes,
-      },
-      revoked: row.revoked_at != null,
-      hash: row.key_hash,
-      pkg: row.pk == null ? null : toPackage(row as PackageRow),
-    };
+    return { ...toKey(row), pkg: row.pk == null ? null : toPackage(row as PackageRow) };
+  }
+
+  async #selectKey(keyHash: string): Promise<Omit<KeyLookup, 'pkg'> | null> {
+    const { rows } = await this.db.query<KeyRow>(
+      `SELECT ${KEY_COLUMNS} FROM api_keys k JOIN accounts a ON a.name = k.account WHERE k.key_hash = $1`,
+      [keyHash],
+    );
+    return rows[0] ? toKey(rows[0]) : null;
+  }
+
+  async getPackage(account: string, packageId: string): Promise<PackageRecord | null> {
+    const { rows } = await this.db.query<PackageRow>(
+      `SELECT ${PACKAGE_COLUMNS} FROM packages p WHERE p.account = $1 AND p.package_id = $2`,
+      [account, packageId],
+    );
+    return rows[0] ? toPackage(rows[0]) : null;
   }
 
   async createAccount(
@@ -241,22 +298,26 @@ export class Store {
     plan: AccountPlan,
     actor: Principal,
   ): Promise<{ name: string; plan: AccountPlan }> {
-    return this.db.transaction(async (tx) => {
-      try {
-        await tx.query('INSERT INTO accounts (name, plan) VALUES ($1, $2)', [name, plan]);
-      } catch (error) {
-        if (isUniqueViolation(error)) {
-          throw new ServiceError(
-            409,
-            'account_exists',
-            `account "${name}" already exists; change its plan with PATCH /v1/admin/accounts/${name}`,
-          );
+    try {
+      return await this.db.transaction(async (tx) => {
+        try {
+          await tx.query('INSERT INTO accounts (name, plan) VALUES ($1, $2)', [name, plan]);
+        } catch (error) {
+          if (isUniqueViolation(error)) {
+            throw new ServiceError(
+              409,
+              'account_exists',
+              `account "${name}" already exists; change its plan with PATCH /v1/admin/accounts/${name}`,
+            );
+          }
+          throw error;
         }
-        throw error;
-      }
-      await appendAudit(tx, actorEntry(actor, 'account_created', { name, plan }));
-      return { name, plan };
-    });
+        await appendAudit(tx, actorEntry(actor, 'account_created', { name, plan }));
+        return { name, plan };
+      });
+    } finally {
+      this.#keysChanged();
+    }
   }
 
   async updateAccountPlan(
@@ -264,15 +325,19 @@ export class Store {
     plan: AccountPlan,
     actor: Principal,
   ): Promise<{ name: string; plan: AccountPlan }> {
-    return this.db.transaction(async (tx) => {
-      const { rows } = await tx.query<{ plan: AccountPlan }>(
-        'UPDATE accounts SET plan = $2 WHERE name = $1 RETURNING plan',
-        [name, plan],
-      );
-      if (rows.length === 0) throw accountNotFound(name);
-      await appendAudit(tx, actorEntry(actor, 'account_plan_changed', { name, plan }));
-      return { name, plan };
-    });
+    try {
+      return await this.db.transaction(async (tx) => {
+        const { rows } = await tx.query<{ plan: AccountPlan }>(
+          'UPDATE accounts SET plan = $2 WHERE name = $1 RETURNING plan',
+          [name, plan],
+        );
+        if (rows.length === 0) throw accountNotFound(name);
+        await appendAudit(tx, actorEntry(actor, 'account_plan_changed', { name, plan }));
+        return { name, plan };
+      });
+    } finally {
+      this.#keysChanged();
+    }
   }
 
   async createApiKey(
@@ -280,35 +345,51 @@ export class Store {
     key: { id: string; name: string; hash: string; scopes: Scope[] },
     actor: Principal,
   ): Promise<void> {
-    await this.db.transaction(async (tx) => {
-      const { rows } = await tx.query('SELECT name FROM accounts WHERE name = $1', [account]);
-      if (rows.length === 0) throw accountNotFound(account);
-      await tx.query(
-        'INSERT INTO api_keys (id, account, name, key_hash, scopes) VALUES ($1, $2, $3, $4, $5::jsonb)',
-        [key.id, account, key.name, key.hash, JSON.stringify(key.scopes)],
-      );
-      await appendAudit(
-        tx,
-        actorEntry(actor, 'api_key_created', { key_id: key.id, account, name: key.name, scopes: key.scopes }),
-      );
-    });
+    try {
+      await this.db.transaction(async (tx) => {
+        const { rows } = await tx.query('SELECT name FROM accounts WHERE name = $1', [account]);
+        if (rows.length === 0) throw accountNotFound(account);
+        await tx.query(
+          'INSERT INTO api_keys (id, account, name, key_hash, scopes) VALUES ($1, $2, $3, $4, $5::jsonb)',
+          [key.id, account, key.name, key.hash, JSON.stringify(key.scopes)],
+        );
+        await appendAudit(
+          tx,
+          actorEntry(actor, 'api_key_created', {
+            key_id: key.id,
+            account,
+            name: key.name,
+            scopes: key.scopes,
+          }),
+        );
+      });
+    } finally {
+      this.#keysChanged();
+    }
   }
 
   async revokeApiKey(id: string, actor: Principal): Promise<void> {
-    await this.db.transaction(async (tx) => {
-      const { rows } = await tx.query<{ account: string }>(
-        'UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING account',
-        [id],
-      );
-      if (rows.length === 0) {
-        throw new ServiceError(
-          404,
-          'api_key_not_found',
-          `API key "${id}" was not found; list the id printed when the key was created`,
+    try {
+      await this.db.transaction(async (tx) => {
+        const { rows } = await tx.query<{ account: string }>(
+          'UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING account',
+          [id],
         );
-      }
-      await appendAudit(tx, actorEntry(actor, 'api_key_revoked', { key_id: id, account: rows[0]!.account }));
-    });
+        if (rows.length === 0) {
+          throw new ServiceError(
+            404,
+            'api_key_not_found',
+            `API key "${id}" was not found; list the id printed when the key was created`,
+          );
+        }
+        await appendAudit(
+          tx,
+          actorEntry(actor, 'api_key_revoked', { key_id: id, account: rows[0]!.account }),
+        );
+      });
+    } finally {
+      this.#keysChanged();
+    }
   }
 
   // --- packages ----------------------------------------------------------------------------------
@@ -610,9 +691,35 @@ export class Store {
 
   // --- audit -------------------------------------------------------------------------------------
 
-  /** A single-statement insert: its own transaction, one round trip (the gate's hot path). */
-  async appendAudit(entry: AuditEntry): Promise<void> {
-    await appendAudit(this.db, entry);
+  /**
+   * The gate's audit row, committed before the answer. Concurrent callers share one multi-row INSERT
+   * (group commit): under load one commit serves many gate calls; alone, it is one round trip.
+   */
+  appendAudit(entry: AuditEntry): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.#auditQueue.push({ entry, resolve, reject });
+      if (!this.#auditFlushing) void this.#flushAudit();
+    });
+  }
+
+  async #flushAudit(): Promise<void> {
+    this.#auditFlushing = true;
+    try {
+      while (this.#auditQueue.length > 0) {
+        const batch = this.#auditQueue.splice(0, 500);
+        try {
+          await insertAudit(
+            this.db,
+            batch.map((b) => b.entry),
+          );
+          for (const b of batch) b.resolve();
+        } catch (error) {
+          for (const b of batch) b.reject(error);
+        }
+      }
+    } finally {
+      this.#auditFlushing = false;
+    }
   }
 
   async listAudit(pkg: PackageRecord, options: { after?: string; limit: number }): Promise<AuditRecord[]> {
@@ -715,9 +822,14 @@ function actorEntry(actor: Principal, event: string, details: Record<string, unk
 }
 
 async function appendAudit(db: SqlExecutor, entry: AuditEntry): Promise<void> {
-  await db.query(
-    'INSERT INTO audit (account, package_pk, package_id, event, key_id, key_name, details) VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb)',
-    [
+  await insertAudit(db, [entry]);
+}
+
+async function insertAudit(db: SqlExecutor, entries: AuditEntry[]): Promise<void> {
+  const params: unknown[] = [];
+  const rows = entries.map((entry) => {
+    const at = params.length;
+    params.push(
       entry.account,
       entry.packagePk ?? null,
       entry.packageId ?? null,
@@ -725,6 +837,11 @@ async function appendAudit(db: SqlExecutor, entry: AuditEntry): Promise<void> {
       entry.keyId ?? null,
       entry.keyName ?? null,
       JSON.stringify(entry.details ?? {}),
-    ],
+    );
+    return `($${at + 1}, $${at + 2}, $${at + 3}, $${at + 4}, $${at + 5}, $${at + 6}, $${at + 7}::jsonb)`;
+  });
+  await db.query(
+    `INSERT INTO audit (account, package_pk, package_id, event, key_id, key_name, details) VALUES ${rows.join(', ')}`,
+    params,
   );
 }
