@@ -111,7 +111,9 @@ export function parseDesign(text: string, source: string): Design {
   const result = designSchema.safeParse(value);
   if (result.success) return result.data;
 
-  const issue = result.error.issues[0] as z.core.$ZodIssue;
+  // An unknown field first: a misspelt key also makes the intended one look missing.
+  const issues = result.error.issues;
+  const issue = (issues.find((i) => i.code === 'unrecognized_keys') ?? issues[0]) as z.core.$ZodIssue;
   let path: PropertyKey[] = issue.path;
   let message = issue.message;
   if (issue.code === 'unrecognized_keys') {
@@ -125,7 +127,7 @@ export function parseDesign(text: string, source: string): Design {
   }
   const line = lineOf(doc, lineCounter, path);
   const field = formatPath(path) || '(document)';
-  const more = result.error.issues.length > 1 ? ` (and ${result.error.issues.length - 1} more problems)` : '';
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more problems)` : '';
   throw new UsageError('invalid_design', `${source}${line ? `:${line}` : ''}: ${field}: ${message}${more}`, {
     hint: 'the design format is described in the README ("Design format")',
     details: { source, field, ...(line ? { line } : {}) },

@@ -1,0 +1,171 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { designSchema, formatPath, loadDesign, parseDesign } from '../../src/design/index.js';
+import { UsageError } from '../../src/errors/index.js';
+
+const example = fileURLToPath(new URL('../../examples/designs/payments.yaml', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'tfgate-design-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function errorOf(text: string, source = 'design.yaml'): UsageError {
+  try {
+    parseDesign(text, source);
+  } catch (error) {
+    expect(error).toBeInstanceOf(UsageError);
+    return error as UsageError;
+  }
+  throw new Error('expected parseDesign to throw');
+}
+
+const valid = `package_id: payments
+name: Payments platform
+sanctioned_kinds: [object_storage, queue, relational_database]
+capabilities:
+  - name: ledger
+    depends_on: ["aws_db_instance.ledger", "module.queue.*"]
+catalog:
+  terraform_data: generic_data
+`;
+
+describe('parseDesign', () => {
+  it("reads the contract's YAML example", () => {
+    expect(parseDesign(valid, 'design.yaml')).toEqual({
+      package_id: 'payments',
+      name: 'Payments platform',
+      sanctioned_kinds: ['object_storage', 'queue', 'relational_database'],
+      capabilities: [{ name: 'ledger', depends_on: ['aws_db_instance.ledger', 'module.queue.*'] }],
+      catalog: { terraform_data: 'generic_data' },
+    });
+  });
+
+  it('reads JSON, and defaults capabilities and catalog to empty', () => {
+    const design = parseDesign('{"package_id": "p.1_x-y", "sanctioned_kinds": []}', 'design.json');
+    expect(design).toEqual({ package_id: 'p.1_x-y', sanctioned_kinds: [], capabilities: [], catalog: {} });
+  });
+
+  it('names the file, the field path and the line of a bad depends_on entry', () => {
+    const text = `package_id: payments
+sanctioned_kinds: [queue]
+capabilities:
+  - name: ledger
+    depends_on: ["aws_db_instance.ledger"]
+  - name: billing
+    depends_on:
+      - "aws db instance"
+`;
+    const error = errorOf(text);
+    expect(error.message).toMatch(
+      /^design\.yaml:8: capabilities\[1\]\.depends_on\[0\]: must be a resource address/,
+    );
+    expect(error.code).toBe('invalid_design');
+    expect(error.details).toMatchObject({ field: 'capabilities[1].depends_on[0]', line: 8 });
+    expect(error.exitCode).toBe(1);
+  });
+
+  it('refuses unknown fields, suggesting the one that was meant', () => {
+    const text = `package_id: payments
+sanctioned_kinds: [queue]
+capabilities:
+  - name: ledger
+    depend_on: ["aws_db_instance.ledger"]
+`;
+    const error = errorOf(text);
+    expect(error.message).toMatch(
+      /^design\.yaml:5: capabilities\[0\]\.depend_on: unknown field \(did you mean "depends_on"\?\)/,
+    );
+    expect(errorOf('package_id: p\nsanctioned_kinds: []\nsanctioned: [queue]\n').message).toMatch(
+      /^design\.yaml:3: sanctioned: unknown field/,
+    );
+  });
+
+  it('checks package_id against the contract pattern', () => {
+    for (const bad of ['Payments', '-payments', 'a'.repeat(64), 'pay ments', '']) {
+      const error = errorOf(JSON.stringify({ package_id: bad, sanctioned_kinds: [] }), 'design.json');
+      expect(error.message).toMatch(
+        /^design\.json:1: package_id: must match \[a-z0-9\]\[a-z0-9._-\]\{0,62\}/,
+      );
+    }
+    expect(
+      parseDesign(JSON.stringify({ package_id: 'a'.repeat(63), sanctioned_kinds: [] }), 'd').package_id,
+    ).toHaveLength(63);
+  });
+
+  it('says a required field is required, pointing at the document', () => {
+    expect(errorOf('package_id: payments\n').message).toMatch(
+      /^design\.yaml:1: sanctioned_kinds: is required/,
+    );
+  });
+
+  it('refuses a misspelt kind, which would otherwise sanction nothing', () => {
+    const error = errorOf('package_id: p\nsanctioned_kinds:\n  - queue\n  - object_storge\n');
+    expect(error.message).toMatch(
+      /^design\.yaml:4: sanctioned_kinds\[1\]: unknown kind "object_storge" \(did you mean "object_storage"\?\)/,
+    );
+  });
+
+  it("accepts a kind that the design's own catalog introduces", () => {
+    const design = parseDesign(
+      'package_id: p\nsanctioned_kinds: [generic_data]\ncatalog: {terraform_data: generic_data}\n',
+      'd',
+    );
+    expect(design.sanctioned_kinds).toEqual(['generic_data']);
+  });
+
+  it('refuses duplicate capability names', () => {
+    const text =
+      'package_id: p\nsanctioned_kinds: []\ncapabilities:\n  - {name: a, depends_on: []}\n  - {name: a, depends_on: []}\n';
+    expect(errorOf(text).message).toMatch(
+      /^design\.yaml:5: capabilities\[1\]\.name: duplicate capability name "a"/,
+    );
+  });
+
+  it('refuses bad catalog entries', () => {
+    expect(
+      errorOf('package_id: p\nsanctioned_kinds: []\ncatalog:\n  terraform_data: Generic Data\n').message,
+    ).toMatch(/^design\.yaml:4: catalog\.terraform_data: must be a kind name/);
+  });
+
+  it('reports YAML syntax errors with their line', () => {
+    expect(errorOf('package_id: p\nsanctioned_kinds: [queue\ncapabilities: []\n').message).toMatch(
+      /^design\.yaml:\d+: not valid YAML or JSON/,
+    );
+    expect(errorOf('package_id: p\npackage_id: q\nsanctioned_kinds: []\n').message).toMatch(
+      /^design\.yaml:2: not valid YAML or JSON: Map keys must be unique/,
+    );
+  });
+
+  it('refuses an empty document and a document that is not a mapping', () => {
+    expect(errorOf('').message).toBe('design.yaml: the design is empty');
+    expect(errorOf('- a\n- b\n').message).toMatch(/^design\.yaml:1: \(document\): /);
+  });
+
+  it('counts the further problems it does not show', () => {
+    expect(errorOf('package_id: P\nsanctioned_kinds: 3\n').message).toMatch(/\(and 1 more problems\)$/);
+  });
+});
+
+describe('loadDesign', () => {
+  it('reads the example design', async () => {
+    const design = await loadDesign(example);
+    expect(design.package_id).toBe('payments');
+    expect(design.catalog).toEqual({ terraform_data: 'generic_data' });
+    expect(designSchema.parse(design)).toEqual(design);
+  });
+
+  it('names the file in its errors', async () => {
+    const path = join(dir, 'bad.yaml');
+    writeFileSync(path, 'package_id: payments\nsanctioned_kinds: [queue]\ntypo: 1\n');
+    await expect(loadDesign(path)).rejects.toThrow(`${path}:3: typo: unknown field`);
+    await expect(loadDesign(join(dir, 'missing.yaml'))).rejects.toMatchObject({ code: 'design_not_found' });
+  });
+});
+
+describe('formatPath', () => {
+  it('writes paths the way a reader would', () => {
+    expect(formatPath(['capabilities', 1, 'depends_on', 0])).toBe('capabilities[1].depends_on[0]');
+    expect(formatPath([])).toBe('');
+  });
+});
