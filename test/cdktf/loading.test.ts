@@ -166,15 +166,15 @@ describe('ConformanceAspect.fromService against the real service on loopback', (
   it('explains an unknown package, a bad key and a key on a plan below large', async () => {
     const base = { baseUrl: service.baseUrl, apiKey: service.apiKey };
     await expect(ConformanceAspect.fromService({ ...base, packageId: 'no-such-package' })).rejects.toThrow(
-      /package_not_found|not found/,
+      /package "no-such-package" was not found/,
     );
     await expect(
       ConformanceAspect.fromService({ ...base, packageId: 'cdktf-test', apiKey: 'tfg_wrong_key' }),
-    ).rejects.toThrow(/invalid_api_key|401/);
+    ).rejects.toThrow(/did not accept the API key \(HTTP 401\)/);
     const { key: teamKey } = await createAccountKey(service, 'small-team', 'team', ['compliance:read']);
     await expect(
       ConformanceAspect.fromService({ ...base, packageId: 'cdktf-test', apiKey: teamKey }),
-    ).rejects.toThrow(/plan/);
+    ).rejects.toThrow(/needs the large plan or above/);
   });
 
   it('fails closed when the service is unreachable', async () => {

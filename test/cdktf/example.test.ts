@@ -1,0 +1,256 @@
+// examples/cdktf, for real: compiled with tsc against the built package (it imports `tfgate/cdktf`,
+// resolved through the package's own exports), run with node as cdktf-cli runs it, against a signed
+// bundle; the platform stack's synthesized JSON is then planned by the real terraform.
+import { generateKeyPairSync } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { constructPathsForPlan } from '../../src/cdktf/index.js';
+import { loadDesign } from '../../src/design/index.js';
+import { buildBundle } from '../../src/policy/bundle/index.js';
+import { REPO_ROOT, TerraformWorkspace } from '../helpers/terraform.js';
+import { type ConformanceRecordJson, readStackJson, type TempDir, tempDir } from './helpers.js';
+
+const EXAMPLE_DIR = join(REPO_ROOT, 'examples', 'cdktf');
+const EXAMPLE_MAIN = join(EXAMPLE_DIR, 'dist', 'main.js');
+const PACKAGE_ENTRY = join(REPO_ROOT, 'dist', 'cdktf', 'index.js');
+const CDKTF_CLI = process.env.TFGATE_CDKTF_CLI;
+
+let work: TempDir;
+let bundlePath: string;
+let publicKeyPath: string;
+
+beforeAll(async () => {
+  if (!existsSync(PACKAGE_ENTRY)) {
+    throw new Error(
+      `${PACKAGE_ENTRY} is missing: the example imports 'tfgate/cdktf' from the built package; run \`npm run build\` first (npm test does)`,
+    );
+  }
+  await execa(process.execPath, [
+    join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
+    '-p',
+    EXAMPLE_DIR,
+  ]);
+  work = tempDir('example');
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  });
+  bundlePath = join(work.dir, 'bundle.tar.gz');
+  publicKeyPath = join(work.dir, 'platform.pem');
+  const design = await loadDesign(join(EXAMPLE_DIR, 'design.yaml'));
+  writeFileSync(bundlePath, await buildBundle({ design, signingKeyPem: privateKey }));
+  writeFileSync(publicKeyPath, publicKey);
+}, 120_000);
+
+afterAll(() => work?.cleanup());
+
+interface Run {
+  exitCode: number;
+  output: string;
+  outdir: string;
+}
+
+let runCount = 0;
+
+/** Run the compiled example in a fresh project directory (or `projectDir` again, to keep cdktf.out). */
+async function synth(
+  options: { env?: Record<string, string>; context?: Record<string, unknown>; projectDir?: string } = {},
+): Promise<Run> {
+  const projectDir = options.projectDir ?? join(work.dir, `project-${++runCount}`);
+  mkdirSync(projectDir, { recursive: true });
+  const result = await execa(process.execPath, [EXAMPLE_MAIN], {
+    cwd: projectDir,
+    reject: false,
+    all: true,
+    env: {
+      TFGATE_BUNDLE: bundlePath,
+      TFGATE_PUBLIC_KEY: publicKeyPath,
+      CDKTF_CONTEXT_JSON: JSON.stringify(options.context ?? {}),
+      ...options.env,
+    },
+  });
+  return { exitCode: result.exitCode ?? 1, output: result.all ?? '', outdir: join(projectDir, 'cdktf.out') };
+}
+
+function record(outdir: string, stack: string): ConformanceRecordJson | undefined {
+  return readStackJson(outdir, stack)['//']?.tfgate?.['cdktf-example'];
+}
+
+describe('examples/cdktf synthesized with node, against a signed bundle', () => {
+  it('passes as committed, with the signed bundle recorded in each stack', async () => {
+    const run = await synth();
+    expect(run.output).toBe('');
+    expect(run.exitCode).toBe(0);
+    for (const stack of ['platform', 'storage']) {
+      expect(record(run.outdir, stack)).toMatchObject({
+        package_id: 'cdktf-example',
+        signed: true,
+        mode: 'enforce',
+      });
+    }
+    expect(record(run.outdir, 'storage')?.counts).toMatchObject({ creations: 1, findings: 0 });
+  });
+
+  it('is blocked by an unsanctioned queue, naming construct, type, kind and rule', async () => {
+    const run = await synth({ context: { auditQueue: true } });
+    expect(run.exitCode).not.toBe(0);
+    expect(run.output).toMatch(
+      /\[storage\/audit\/queue\] \[tfgate\] unsanctioned_creation \(high\): aws_sqs_queue aws_sqs_queue\.audit_queue_[0-9A-F]+ \(construct storage\/audit\/queue\) is of kind queue; the approved design of package cdktf-example sanctions only generic_data, object_storage/,
+    );
+    expect(existsSync(join(run.outdir, 'stacks', 'storage', 'cdk.tf.json'))).toBe(false);
+  });
+
+  it('in advisory mode synthesizes and records the finding as a warning', async () => {
+    const run = await synth({ context: { auditQueue: true }, env: { TFGATE_ADVISORY: 'true' } });
+    expect(run.exitCode).toBe(0);
+    expect(record(run.outdir, 'storage')).toMatchObject({
+      mode: 'advisory',
+      warnings: [
+        expect.objectContaining({ rule: 'unsanctioned_creation', construct_path: 'storage/audit/queue' }),
+      ],
+    });
+  });
+
+  it('synthesizes an acknowledged queue and records who-why in cdk.tf.json', async () => {
+    const run = await synth({ context: { auditQueue: true, acknowledgeAuditQueue: 'SEC-311 audit trail' } });
+    expect(run.exitCode).toBe(0);
+    expect(record(run.outdir, 'storage')?.acknowledged).toEqual([
+      expect.objectContaining({
+        rule: 'unsanctioned_creation',
+        kind: 'queue',
+        construct_path: 'storage/audit/queue',
+        reason: 'SEC-311 audit trail',
+      }),
+    ]);
+  });
+
+  it('is blocked when the ledger a capability depends on disappears since the previous synth', async () => {
+    const first = await synth();
+    expect(first.exitCode).toBe(0);
+    const projectDir = join(first.outdir, '..');
+    const second = await synth({ projectDir, context: { retireLedger: true } });
+    expect(second.exitCode).not.toBe(0);
+    expect(second.output).toContain(
+      '[platform/ledger] [tfgate] capability_dependency_destroyed (critical): terraform_data terraform_data.ledger',
+    );
+  });
+
+  it('refuses a bundle signed by another key before synth', async () => {
+    const { publicKey: otherKey } = generateKeyPairSync('rsa', {
+      modulusLength: 2048,
+      publicKeyEncoding: { type: 'spki', format: 'pem' },
+      privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    });
+    const otherKeyPath = join(work.dir, 'other.pem');
+    writeFileSync(otherKeyPath, otherKey);
+    const run = await synth({ env: { TFGATE_PUBLIC_KEY: otherKeyPath } });
+    expect(run.exitCode).toBe(1);
+    expect(run.output).toMatch(/^tfgate: .*signature/m);
+    expect(existsSync(run.outdir)).toBe(false);
+  });
+
+  it('fails closed when no policy source is configured', async () => {
+    const run = await synth({ env: { TFGATE_BUNDLE: '', TFGATE_PUBLIC_KEY: '' } });
+    expect(run.exitCode).toBe(1);
+    expect(run.output).toContain('tfgate: no approved design configured');
+  });
+});
+
+describe('addresses and construct paths against a real terraform plan', () => {
+  it("the aspect's addresses are the plan's, and plan addresses map back to construct paths", async () => {
+    // A design that sanctions no generic_data: every terraform_data is a finding, so the aspect's own
+    // addresses are listed in the audit record (advisory mode keeps the synth going).
+    const flagAll = join(work.dir, 'flag-all.yaml');
+    writeFileSync(
+      flagAll,
+      'package_id: cdktf-example\nsanctioned_kinds: [object_storage]\ncatalog:\n  terraform_data: generic_data\n',
+    );
+    const run = await synth({ env: { TFGATE_BUNDLE: '', TFGATE_DESIGN: flagAll, TFGATE_ADVISORY: 'true' } });
+    expect(run.exitCode).toBe(0);
+    const aspectAddresses = (record(run.outdir, 'platform')?.warnings ?? []).map((w) => w.address).sort();
+
+    const workspace = TerraformWorkspace.create(join(run.outdir, 'stacks', 'platform'));
+    try {
+      await workspace.init();
+      await workspace.plan(['-lock=false']);
+      const plan = JSON.parse(await workspace.showPlanJson()) as {
+        resource_changes: Array<{ address: string }>;
+      };
+      const planAddresses = plan.resource_changes.map((c) => c.address).sort();
+      expect(planAddresses).toEqual([
+        'terraform_data.api_config_8C9E9165',
+        'terraform_data.api_release_A0CA9C06[0]',
+        'terraform_data.api_release_A0CA9C06[1]',
+        'terraform_data.ledger',
+      ]);
+      expect(aspectAddresses).toEqual([...new Set(planAddresses.map((a) => a.replace(/\[\d+\]$/, '')))]);
+
+      const paths = constructPathsForPlan(run.outdir, 'platform', planAddresses);
+      expect(Object.fromEntries(paths)).toEqual({
+        'terraform_data.api_config_8C9E9165': 'platform/api/config',
+        'terraform_data.api_release_A0CA9C06[0]': 'platform/api/release',
+        'terraform_data.api_release_A0CA9C06[1]': 'platform/api/release',
+        'terraform_data.ledger': 'platform/ledger',
+      });
+    } finally {
+      workspace.cleanup();
+    }
+  });
+});
+
+describe.skipIf(!CDKTF_CLI)('examples/cdktf through the real `cdktf synth` (cdktf-cli 0.21)', () => {
+  /** A project directory with the example's cdktf.json, its app pointed at the compiled example. */
+  function cliProject(): string {
+    const dir = join(work.dir, `cli-${++runCount}`);
+    mkdirSync(dir, { recursive: true });
+    const config = JSON.parse(readFileSync(join(EXAMPLE_DIR, 'cdktf.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    writeFileSync(
+      join(dir, 'cdktf.json'),
+      JSON.stringify({ ...config, app: `node ${EXAMPLE_MAIN}` }, null, 2),
+    );
+    return dir;
+  }
+
+  async function cdktfSynth(context: Record<string, unknown>, env: Record<string, string> = {}) {
+    const dir = cliProject();
+    const result = await execa(CDKTF_CLI!, ['synth'], {
+      cwd: dir,
+      reject: false,
+      all: true,
+      env: {
+        TFGATE_BUNDLE: bundlePath,
+        TFGATE_PUBLIC_KEY: publicKeyPath,
+        CDKTF_CONTEXT_JSON: JSON.stringify(context),
+        CDKTF_HOME: join(dir, '.cdktf-home'),
+        CHECKPOINT_DISABLE: '1',
+        CI: '1',
+        FORCE_COLOR: '0',
+        ...env,
+      },
+    });
+    return { exitCode: result.exitCode ?? 1, output: result.all ?? '', outdir: join(dir, 'cdktf.out') };
+  }
+
+  it('passes, and fails the CLI on a finding (node.addValidation)', async () => {
+    const passing = await cdktfSynth({});
+    expect(passing.output).toContain('Generated Terraform code for the stacks');
+    expect(passing.exitCode).toBe(0);
+    expect(record(passing.outdir, 'storage')?.signed).toBe(true);
+
+    const blocked = await cdktfSynth({ auditQueue: true });
+    expect(blocked.exitCode).not.toBe(0);
+    expect(blocked.output).toContain('[storage/audit/queue] [tfgate] unsanctioned_creation (high)');
+  });
+
+  it('prints advisory findings as CLI warnings and synthesizes', async () => {
+    const run = await cdktfSynth({ auditQueue: true }, { TFGATE_ADVISORY: 'true' });
+    expect(run.exitCode).toBe(0);
+    expect(run.output).toMatch(/WARN \[storage\/audit\/queue\]: \[tfgate\] advisory, not blocking/);
+  });
+});
