@@ -64,6 +64,15 @@ describe('text report (Atlantis custom_policy_check reads it)', () => {
     expect(out).toMatch(/^FAIL: gate blocked .*HTTP 409/);
   });
 
+  it('never prints "0 failures" for a block that came without findings (a renderer fed a bare 409)', () => {
+    const result = evaluation({ findings: [] });
+    const out = renderReport({ kind: 'evaluation', result }, 'text', plain);
+    expect(out).toMatch(
+      /^FAIL: plan evaluation blocked .*no blocking findings were reported with the decision/,
+    );
+    expect(out).not.toContain('0 failures');
+  });
+
   it('uses ANSI colour only when asked', () => {
     const subject = { kind: 'evaluation', result: evaluation() } as const;
     expect(renderReport(subject, 'text', plain)).not.toContain('\u001b[');
