@@ -1,5 +1,6 @@
 // The library API: the same stages the CLI uses.
 
+export { BUILTIN_CATALOG, BUILTIN_KINDS, effectiveCatalog } from './catalog/index.js';
 export {
   type ClientConfig,
   type ClientFlags,
