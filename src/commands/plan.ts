@@ -223,9 +223,19 @@ function asNoDecision(error: unknown): TfgateError {
   if (isTfgateError(error) && (error.exitCode === ExitCode.noDecision || error instanceof TerraformError)) {
     return error;
   }
+  const fallback =
+    'nothing was applied; fix the cause and run again, or pass --advisory to go ahead without a decision';
+  if (isTfgateError(error)) {
+    // Keep what the route said (e.g. the service refused the key) and how to fix it; only the exit code changes.
+    return new NoDecisionError(error.code, error.message, {
+      hint: error.hint ? `${error.hint}. Nothing was applied.` : fallback,
+      cause: error,
+      ...(error.details ? { details: error.details } : {}),
+    });
+  }
   const message = error instanceof Error ? error.message : String(error);
   return new NoDecisionError('evaluation_failed', `the plan could not be evaluated: ${message}`, {
-    hint: 'nothing was applied; fix the cause and run again, or pass --advisory to go ahead without a decision',
+    hint: fallback,
     cause: error,
   });
 }

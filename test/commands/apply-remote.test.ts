@@ -1,11 +1,13 @@
 // tfgate apply on the service route: real terraform, the real service on loopback (findings decided by the
 // service), and a fault server (a fake, because no real service dies mid-upload on cue).
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runApply } from '../../src/commands/apply.js';
+import { runBundlePull } from '../../src/commands/bundle-pull.js';
 import { ExitCode, type TfgateError } from '../../src/errors/index.js';
 import { createApprovedPackage, startService, type TestService } from '../helpers/service.js';
 import { TerraformWorkspace } from '../helpers/terraform.js';
@@ -65,15 +67,52 @@ describe('tfgate apply (service route, real service on loopback)', () => {
     expect(ws.stateAddresses()).toEqual(['terraform_data.ledger[0]', 'terraform_data.queue']);
   });
 
-  it('a wrong API key is no decision before terraform runs', async () => {
+  it('a bundle pulled from the service (tfgate bundle pull) decides offline: same decision, no service call', async () => {
+    const cache = mkdtempSync(join(tmpdir(), 'tfgate-pulled-'));
+    try {
+      const pulled = await runBundlePull(
+        { packageId: 'remote-strict', dir: cache, client: { baseUrl: svc.baseUrl } },
+        { env: { TFGATE_API_KEY: svc.apiKey } },
+      );
+      const ws = workspace();
+      // No TFGATE_API_KEY and no base URL: the decision cannot come from the service.
+      const run = capture(ws.env);
+      const result = await runApply(
+        {
+          route: {
+            kind: 'bundle',
+            bundle: pulled.bundlePath,
+            publicKey: pulled.publicKeyPath,
+            packageId: 'remote-strict',
+          },
+          chdir: ws.dir,
+        },
+        run.context,
+      );
+      expect(result.exitCode).toBe(ExitCode.blocked);
+      expect(result.evaluation?.package_id).toBe('remote-strict');
+      expect(result.evaluation?.findings.map((f) => f.address).sort()).toEqual([
+        'terraform_data.ledger[0]',
+        'terraform_data.queue',
+      ]);
+      expect(ws.stateAddresses()).toEqual([]);
+    } finally {
+      rmSync(cache, { recursive: true, force: true });
+    }
+  });
+
+  it('a key the service refuses is no decision (exit 4): nothing applied, the key never printed, the fix named', async () => {
     const ws = workspace();
     const run = capture({ ...ws.env, TFGATE_API_KEY: 'tfg_wrong' });
     const error = (await runApply(
       { route: { kind: 'remote', packageId: 'remote-ok', baseUrl: svc.baseUrl }, chdir: ws.dir },
       run.context,
     ).catch((e: unknown) => e)) as TfgateError;
-    expect(error.exitCode).not.toBe(ExitCode.ok);
-    expect(error.message).not.toContain('tfg_wrong');
+    expect(error.exitCode).toBe(ExitCode.noDecision);
+    expect(error.message).toMatch(/401/);
+    expect(error.hint).toMatch(/Nothing was applied/);
+    expect(`${error.message} ${error.hint}`).not.toContain('tfg_wrong');
+    expect(run.progress()).not.toContain('> terraform apply');
     expect(ws.stateAddresses()).toEqual([]);
   });
 });
