@@ -149,8 +149,10 @@ describe('durability', () => {
     const res = await pending;
     expect(res.status).toBe(200);
     expect(((await res.json()) as { decision: string }).decision).toBe('pass');
-    await svc.stop();
+    // It exits by itself once the in-flight request is done: no second signal needed.
+    if (svc.child!.exitCode === null) await new Promise((r) => svc.child!.once('exit', r));
     expect(svc.child!.exitCode).toBe(0);
+    await svc.stop();
     expect(svc.logs.some((l) => l.msg === 'stopped')).toBe(true);
     // Never a key in the logs.
     expect(JSON.stringify(svc.logs)).not.toContain(svc.apiKey);
