@@ -1,9 +1,9 @@
 // Run the built CLI (`node dist/cli/main.js`) as a user would, and collect its exit code and output.
 //
-// Building: call `await buildCli()` in a beforeAll. It compiles src/ to dist/ once per test worker with
-// tsc (so a single `npx vitest run <file>` tests the current source). `npm test` already builds before
-// vitest; set TFGATE_TEST_SKIP_BUILD=1 there to skip the rebuild.
-import { existsSync } from 'node:fs';
+// Building: call `await buildCli()` in a beforeAll. It runs tsc (src/ → dist/) when dist/cli/main.js is
+// missing or older than any file under src/, so a single `npx vitest run <file>` tests the current source
+// and `npm test` (which builds before vitest) does not build twice. TFGATE_TEST_SKIP_BUILD=1 never builds.
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 
@@ -28,7 +28,8 @@ let built: Promise<void> | undefined;
 
 export function buildCli(): Promise<void> {
   built ??= (async () => {
-    if (process.env.TFGATE_TEST_SKIP_BUILD === '1' && existsSync(CLI_MAIN)) return;
+    if (existsSync(CLI_MAIN) && (process.env.TFGATE_TEST_SKIP_BUILD === '1' || !sourceNewerThanBuild()))
+      return;
     // tsc still emits when a file elsewhere has a type error; the CLI exists or the build failed for real.
     const result = await execa('npx', ['tsc', '-p', 'tsconfig.build.json'], {
       cwd: REPO_ROOT,
@@ -37,6 +38,14 @@ export function buildCli(): Promise<void> {
     if (!existsSync(CLI_MAIN)) throw new Error(`npm run build failed:\n${result.stdout}\n${result.stderr}`);
   })();
   return built;
+}
+
+function sourceNewerThanBuild(): boolean {
+  const built = statSync(CLI_MAIN).mtimeMs;
+  const src = join(REPO_ROOT, 'src');
+  return readdirSync(src, { recursive: true, encoding: 'utf8' }).some(
+    (name) => name.endsWith('.ts') && statSync(join(src, name)).mtimeMs > built,
+  );
 }
 
 export async function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {

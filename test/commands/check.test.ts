@@ -1,0 +1,172 @@
+// `tfgate check` through the built CLI: exit codes, the json shape, the text table, and fail-closed errors.
+// A bundle is built with `tfgate bundle build` from a corpus design and the real policy.
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scenario } from '../fixtures/corpus.js';
+import { buildCli, runCli } from '../helpers/cli.js';
+import { generateTestKeys, rewriteBundle } from '../policy/bundle-fixtures.js';
+
+const cloud = scenario('cloud-creations');
+let dir: string;
+let bundlePath: string;
+let publicKeyPath: string;
+
+function check(...args: string[]) {
+  return runCli([
+    'check',
+    '--plan-json',
+    cloud.planPath,
+    '--bundle',
+    bundlePath,
+    '--public-key',
+    publicKeyPath,
+    ...args,
+  ]);
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'tfgate-check-'));
+  const keys = generateTestKeys();
+  const privateKeyPath = join(dir, 'signing.pem');
+  publicKeyPath = join(dir, 'public.pem');
+  await Promise.all([
+    writeFile(privateKeyPath, keys.privatePem, { mode: 0o600 }),
+    writeFile(publicKeyPath, keys.publicPem),
+    buildCli(),
+  ]);
+  bundlePath = join(dir, 'bundle.tar.gz');
+  const built = await runCli([
+    'bundle',
+    'build',
+    '--design',
+    cloud.designPath,
+    '--signing-key',
+    privateKeyPath,
+    '--output',
+    bundlePath,
+  ]);
+  expect(built.stderr).toBe('');
+  expect(built.exitCode).toBe(0);
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('tfgate check decides', () => {
+  it('exit 0 when nothing blocks at the threshold, with a non-empty text report', async () => {
+    expect(cloud.expected.decisions.critical).toBe('pass');
+    const result = await check('--min-severity', 'critical');
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout.trim()).not.toBe('');
+    expect(result.stdout).not.toMatch(/^FAIL/m);
+  });
+
+  it('exit 3 when blocked, with a text table of rule, severity, address and kind', async () => {
+    expect(cloud.expected.decisions.high).toBe('block');
+    const result = await check('--min-severity', 'high');
+    expect(result.exitCode).toBe(3);
+    for (const finding of cloud.expected.findings) {
+      const line = result.stdout.split('\n').find((l) => l.includes(finding.address));
+      expect(line, `a row for ${finding.address}`).toBeDefined();
+      expect(line).toContain(finding.rule);
+      expect(line).toContain(finding.severity);
+      expect(line).toContain(finding.kind);
+    }
+  });
+
+  it('--format json prints the contract evaluation response', async () => {
+    const result = await check('--format', 'json');
+    expect(result.exitCode).toBe(3);
+    const body = JSON.parse(result.stdout);
+    expect(Object.keys(body)).toEqual(['package_id', 'decision', 'min_severity', 'findings', 'counts']);
+    expect(body).toMatchObject({ package_id: 'corpus-cloud', decision: 'block', min_severity: 'low' });
+    expect(body.counts).toEqual(cloud.expected.counts);
+    const findings = body.findings.map(({ id, message, ...rest }: Record<string, unknown>) => {
+      expect(id).toEqual(expect.any(String));
+      expect(message).toEqual(expect.any(String));
+      return rest;
+    });
+    expect(findings).toEqual(cloud.expected.findings);
+  });
+
+  it('reads the plan from stdin with --plan-json -', async () => {
+    const result = await runCli(
+      [
+        'check',
+        '--plan-json',
+        '-',
+        '--bundle',
+        bundlePath,
+        '--public-key',
+        publicKeyPath,
+        '--format',
+        'json',
+      ],
+      { stdin: await readFile(cloud.planPath) },
+    );
+    expect(result.exitCode).toBe(3);
+    expect(JSON.parse(result.stdout).findings).toHaveLength(cloud.expected.findings.length);
+  });
+
+  it('--advisory reports a block, says so on stderr, and exits 0', async () => {
+    const result = await check('--advisory', '--format', 'json');
+    expect(result.exitCode).toBe(0);
+    expect(JSON.parse(result.stdout).decision).toBe('block');
+    expect(result.stderr).toMatch(/ADVISORY/);
+  });
+
+  it('--output writes the report to a file (whole), leaving stdout for nothing else', async () => {
+    const out = join(dir, 'report.json');
+    const result = await check('--format', 'json', '--output', out);
+    expect(result.exitCode).toBe(3);
+    expect(result.stdout).toBe('');
+    expect(JSON.parse(await readFile(out, 'utf8')).decision).toBe('block');
+    expect((await readdir(dir)).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('takes the public key and threshold from TFGATE_PUBLIC_KEY and TFGATE_MIN_SEVERITY', async () => {
+    const result = await runCli(['check', '--plan-json', cloud.planPath, '--bundle', bundlePath], {
+      env: { TFGATE_PUBLIC_KEY: publicKeyPath, TFGATE_MIN_SEVERITY: 'critical' },
+    });
+    expect(result.exitCode).toBe(0);
+  });
+});
+
+describe('tfgate check with an unsigned bundle', () => {
+  it('is refused unless explicitly allowed, and then warned about loudly', async () => {
+    const unsigned = join(dir, 'unsigned.tar.gz');
+    await writeFile(
+      unsigned,
+      rewriteBundle(await readFile(bundlePath), (entries) =>
+        entries.filter((e) => e.name !== '.signatures.json'),
+      ),
+    );
+    const refused = await runCli([
+      'check',
+      '--plan-json',
+      cloud.planPath,
+      '--bundle',
+      unsigned,
+      '--public-key',
+      publicKeyPath,
+    ]);
+    expect(refused.exitCode).toBe(4);
+    expect(refused.stderr).toContain('unsigned');
+    const allowed = await runCli([
+      'check',
+      '--plan-json',
+      cloud.planPath,
+      '--bundle',
+      unsigned,
+      '--allow-unsigned-bundle-INSECURE',
+      '--min-severity',
+      'critical',
+    ]);
+    expect(allowed.exitCode).toBe(0);
+    expect(allowed.stderr).toContain('INSECURE');
+    expect(allowed.stderr).toContain('UNSIGNED');
+  });
+});
