@@ -11,6 +11,7 @@ import { bufferSource } from '../../src/plan/index.js';
 import { buildBundle } from '../../src/policy/bundle/build.js';
 import { BundleEvaluator } from '../../src/policy/bundle/evaluator.js';
 import { verifyBundle } from '../../src/policy/bundle/verify.js';
+import { findingId } from '../../src/policy/finding-id.js';
 import { loadCorpus } from '../fixtures/corpus.js';
 import { generateTestKeys, type TestKeys } from '../policy/bundle-fixtures.js';
 
@@ -19,11 +20,13 @@ let dir: string;
 let keys: TestKeys;
 let publicKeyPath: string;
 
-/** Findings in a comparable form: ids are derived in TypeScript (findingId), so they are left out. */
-function comparable(findings: ReadonlyArray<Record<string, unknown>>) {
-  return findings
-    .map(({ id: _id, ...rest }) => rest)
-    .sort((a, b) => `${a.address} ${a.rule}`.localeCompare(`${b.address} ${b.rule}`));
+/** opa's findings with the id tfgate derives for them (findingId is TypeScript, not Rego). */
+function withIds(packageId: string, findings: ReadonlyArray<Record<string, unknown>>) {
+  return findings.map((f) => ({ ...f, id: findingId(packageId, String(f.rule), String(f.address)) }));
+}
+
+function sorted(findings: ReadonlyArray<Record<string, unknown>>) {
+  return [...findings].sort((a, b) => `${a.address} ${a.rule}`.localeCompare(`${b.address} ${b.rule}`));
 }
 
 beforeAll(async () => {
@@ -75,8 +78,9 @@ describe('the real opa and tfgate agree on every corpus plan', () => {
 
     expect(ours.counts).toEqual(scenario.expected.counts);
     expect(opaPlan.counts).toEqual(ours.counts);
-    expect(comparable(opaPlan.findings)).toEqual(
-      comparable(ours.findings as unknown as Array<Record<string, unknown>>),
+    expect(ours.findings.length).toBe(scenario.expected.findings.length);
+    expect(sorted(withIds(design.package_id, opaPlan.findings))).toEqual(
+      sorted(ours.findings as unknown as Array<Record<string, unknown>>),
     );
   });
 });
