@@ -35,6 +35,8 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
+  // Diagnostics: any 5xx the instances logged.
+  for (const entry of [...(a?.logs ?? []), ...(b?.logs ?? [])]) if (entry.level === 'error') console.error(entry);
   await Promise.all([a?.stop(), b?.stop()]);
   postgres?.stop();
 });

@@ -23,17 +23,22 @@ export async function openPostgres(connectionString: string, poolSize = 10): Pro
     query: self.query,
     exec: self.exec,
     async transaction(fn) {
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
-        const result = await fn(executor(client));
-        await client.query('COMMIT');
-        return result;
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      } finally {
-        client.release();
+      // A deadlock or serialization failure aborts the whole transaction, so running it again is safe.
+      for (let attempt = 1; ; attempt++) {
+        const client = await pool.connect();
+        try {
+          await client.query('BEGIN');
+          const result = await fn(executor(client));
+          await client.query('COMMIT');
+          return result;
+        } catch (error) {
+          await client.query('ROLLBACK').catch(() => undefined);
+          const code = (error as { code?: unknown }).code;
+          if (attempt < 3 && (code === '40P01' || code === '40001')) continue;
+          throw error;
+        } finally {
+          client.release();
+        }
       }
     },
     close: () => pool.end(),

@@ -403,7 +403,7 @@ export class Store {
   ): Promise<{ pkg: PackageRecord; created: boolean; changed: boolean }> {
     return this.db.transaction(async (tx) => {
       const existing = await tx.query<PackageRow>(
-        `SELECT ${PACKAGE_COLUMNS} FROM packages p WHERE p.account = $1 AND p.package_id = $2 FOR UPDATE`,
+        `SELECT ${PACKAGE_COLUMNS} FROM packages p WHERE p.account = $1 AND p.package_id = $2 FOR NO KEY UPDATE`,
         [principal.account, packageId],
       );
       const current = existing.rows[0];
@@ -443,7 +443,7 @@ export class Store {
   ): Promise<PackageRecord> {
     return this.db.transaction(async (tx) => {
       const { rows } = await tx.query<PackageRow>(
-        `SELECT ${PACKAGE_COLUMNS} FROM packages p WHERE p.pk = $1 FOR UPDATE`,
+        `SELECT ${PACKAGE_COLUMNS} FROM packages p WHERE p.pk = $1 FOR NO KEY UPDATE`,
         [pkg.pk],
       );
       const current = rows[0]!;
@@ -524,7 +524,9 @@ export class Store {
   ): Promise<DriftCheckOutcome> {
     return this.db.transaction(async (tx) => {
       // Serialises concurrent checks of one package (two instances, or a refresh racing the scheduler).
-      await tx.query('SELECT pk FROM packages WHERE pk = $1 FOR UPDATE', [pkg.pk]);
+      // NO KEY UPDATE, not UPDATE: rows that reference the package (acknowledgements, audit) take a KEY
+      // SHARE lock through their foreign key, and must not wait on a check that waits on their finding.
+      await tx.query('SELECT pk FROM packages WHERE pk = $1 FOR NO KEY UPDATE', [pkg.pk]);
       const { rows: nowRows } = await tx.query<{ now: unknown }>('SELECT now() AS now');
       const now = iso(nowRows[0]!.now);
       const { rows: existingRows } = await tx.query<{ id: string; status: FindingStatus }>(
@@ -645,7 +647,7 @@ export class Store {
   ): Promise<DriftFinding> {
     return this.db.transaction(async (tx) => {
       const { rows } = await tx.query<FindingRow>(
-        `SELECT ${FINDING_COLUMNS} FROM findings WHERE package_pk = $1 AND id = $2 FOR UPDATE`,
+        `SELECT ${FINDING_COLUMNS} FROM findings WHERE package_pk = $1 AND id = $2 FOR NO KEY UPDATE`,
         [pkg.pk, findingId],
       );
       const finding = rows[0];
@@ -791,7 +793,7 @@ export class Store {
         WHERE p.pk IN (
           SELECT q.pk FROM packages q JOIN observed_state s ON s.package_pk = q.pk
            WHERE q.approved_revision = q.revision AND (q.next_check_at IS NULL OR q.next_check_at <= now())
-           ORDER BY q.next_check_at NULLS FIRST LIMIT $2 FOR UPDATE OF q SKIP LOCKED)
+           ORDER BY q.next_check_at NULLS FIRST LIMIT $2 FOR NO KEY UPDATE OF q SKIP LOCKED)
         RETURNING ${PACKAGE_COLUMNS}`,
       [intervalMs, limit],
     );
