@@ -2,7 +2,7 @@
 // resolved through the package's own exports), run with node as cdktf-cli runs it, against a signed
 // bundle; the platform stack's synthesized JSON is then planned by the real terraform.
 import { generateKeyPairSync } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,6 +26,13 @@ beforeAll(async () => {
     throw new Error(
       `${PACKAGE_ENTRY} is missing: the example imports 'tfgate/cdktf' from the built package; run \`npm run build\` first (npm test does)`,
     );
+  }
+  const built = statSync(PACKAGE_ENTRY).mtimeMs;
+  const stale = readdirSync(join(REPO_ROOT, 'src', 'cdktf')).filter(
+    (name) => statSync(join(REPO_ROOT, 'src', 'cdktf', name)).mtimeMs > built,
+  );
+  if (stale.length > 0) {
+    throw new Error(`dist/ is older than src/cdktf (${stale.join(', ')}): run \`npm run build\` first`);
   }
   await execa(process.execPath, [
     join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
@@ -201,56 +208,59 @@ describe('addresses and construct paths against a real terraform plan', () => {
   });
 });
 
-describe.skipIf(!CDKTF_CLI)('examples/cdktf through the real `cdktf synth` (cdktf-cli 0.21)', () => {
-  /** A project directory with the example's cdktf.json, its app pointed at the compiled example. */
-  function cliProject(): string {
-    const dir = join(work.dir, `cli-${++runCount}`);
-    mkdirSync(dir, { recursive: true });
-    const config = JSON.parse(readFileSync(join(EXAMPLE_DIR, 'cdktf.json'), 'utf8')) as Record<
-      string,
-      unknown
-    >;
-    writeFileSync(
-      join(dir, 'cdktf.json'),
-      JSON.stringify({ ...config, app: `node ${EXAMPLE_MAIN}` }, null, 2),
-    );
-    return dir;
-  }
+describe.skipIf(!CDKTF_CLI)(
+  'examples/cdktf through the real `cdktf synth` (skipped unless TFGATE_CDKTF_CLI names the cdktf-cli 0.21 binary)',
+  () => {
+    /** A project directory with the example's cdktf.json, its app pointed at the compiled example. */
+    function cliProject(): string {
+      const dir = join(work.dir, `cli-${++runCount}`);
+      mkdirSync(dir, { recursive: true });
+      const config = JSON.parse(readFileSync(join(EXAMPLE_DIR, 'cdktf.json'), 'utf8')) as Record<
+        string,
+        unknown
+      >;
+      writeFileSync(
+        join(dir, 'cdktf.json'),
+        JSON.stringify({ ...config, app: `node ${EXAMPLE_MAIN}` }, null, 2),
+      );
+      return dir;
+    }
 
-  async function cdktfSynth(context: Record<string, unknown>, env: Record<string, string> = {}) {
-    const dir = cliProject();
-    const result = await execa(CDKTF_CLI!, ['synth'], {
-      cwd: dir,
-      reject: false,
-      all: true,
-      env: {
-        TFGATE_BUNDLE: bundlePath,
-        TFGATE_PUBLIC_KEY: publicKeyPath,
-        CDKTF_CONTEXT_JSON: JSON.stringify(context),
-        CDKTF_HOME: join(dir, '.cdktf-home'),
-        CHECKPOINT_DISABLE: '1',
-        CI: '1',
-        FORCE_COLOR: '0',
-        ...env,
-      },
+    async function cdktfSynth(context: Record<string, unknown>, env: Record<string, string> = {}) {
+      const dir = cliProject();
+      const result = await execa(CDKTF_CLI!, ['synth'], {
+        cwd: dir,
+        reject: false,
+        all: true,
+        env: {
+          TFGATE_BUNDLE: bundlePath,
+          TFGATE_PUBLIC_KEY: publicKeyPath,
+          CDKTF_CONTEXT_JSON: JSON.stringify(context),
+          CDKTF_HOME: join(dir, '.cdktf-home'),
+          CHECKPOINT_DISABLE: '1',
+          CI: '1',
+          FORCE_COLOR: '0',
+          ...env,
+        },
+      });
+      return { exitCode: result.exitCode ?? 1, output: result.all ?? '', outdir: join(dir, 'cdktf.out') };
+    }
+
+    it('passes, and fails the CLI on a finding (node.addValidation)', async () => {
+      const passing = await cdktfSynth({});
+      expect(passing.output).toContain('Generated Terraform code for the stacks');
+      expect(passing.exitCode).toBe(0);
+      expect(record(passing.outdir, 'storage')?.signed).toBe(true);
+
+      const blocked = await cdktfSynth({ auditQueue: true });
+      expect(blocked.exitCode).not.toBe(0);
+      expect(blocked.output).toContain('[storage/audit/queue] [tfgate] unsanctioned_creation (high)');
     });
-    return { exitCode: result.exitCode ?? 1, output: result.all ?? '', outdir: join(dir, 'cdktf.out') };
-  }
 
-  it('passes, and fails the CLI on a finding (node.addValidation)', async () => {
-    const passing = await cdktfSynth({});
-    expect(passing.output).toContain('Generated Terraform code for the stacks');
-    expect(passing.exitCode).toBe(0);
-    expect(record(passing.outdir, 'storage')?.signed).toBe(true);
-
-    const blocked = await cdktfSynth({ auditQueue: true });
-    expect(blocked.exitCode).not.toBe(0);
-    expect(blocked.output).toContain('[storage/audit/queue] [tfgate] unsanctioned_creation (high)');
-  });
-
-  it('prints advisory findings as CLI warnings and synthesizes', async () => {
-    const run = await cdktfSynth({ auditQueue: true }, { TFGATE_ADVISORY: 'true' });
-    expect(run.exitCode).toBe(0);
-    expect(run.output).toMatch(/WARN \[storage\/audit\/queue\]: \[tfgate\] advisory, not blocking/);
-  });
-});
+    it('prints advisory findings as CLI warnings and synthesizes', async () => {
+      const run = await cdktfSynth({ auditQueue: true }, { TFGATE_ADVISORY: 'true' });
+      expect(run.exitCode).toBe(0);
+      expect(run.output).toMatch(/WARN \[storage\/audit\/queue\]: \[tfgate\] advisory, not blocking/);
+    });
+  },
+);
