@@ -91,6 +91,24 @@ describe('ConformanceAspect.fromBundle', () => {
     );
   });
 
+  it('uses an unsigned bundle only with allowUnsigned, and records it as unsigned', async () => {
+    const unsigned = join(work.dir, 'unsigned.tar.gz');
+    writeFileSync(
+      unsigned,
+      writeTarGz(readTarGz(readFileSync(bundlePath)).filter((e) => e.name !== '.signatures.json')),
+    );
+    await expect(ConformanceAspect.fromBundle(unsigned, { publicKey: publicKeyPath })).rejects.toMatchObject({
+      code: 'bundle_unsigned',
+    });
+    const aspect = await ConformanceAspect.fromBundle(unsigned, { allowUnsigned: true, advisory: true });
+    expect(aspect.signed).toBe(false);
+    expect(aspect.policy).toContain('UNSIGNED');
+    synthWithQueue(aspect, join(work.dir, 'out-unsigned'));
+    expect(readStackJson(join(work.dir, 'out-unsigned'), 'main')['//']?.tfgate?.['cdktf-test']?.signed).toBe(
+      false,
+    );
+  });
+
   it('requires the public key, names an unreadable bundle, and rejects unknown options', async () => {
     await expect(ConformanceAspect.fromBundle(bundlePath)).rejects.toMatchObject({
       code: 'public_key_required',
