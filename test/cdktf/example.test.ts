@@ -3,6 +3,7 @@
 // bundle; the platform stack's synthesized JSON is then planned by the real terraform.
 import { generateKeyPairSync } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +16,12 @@ import { type ConformanceRecordJson, readStackJson, type TempDir, tempDir } from
 const EXAMPLE_DIR = join(REPO_ROOT, 'examples', 'cdktf');
 const EXAMPLE_MAIN = join(EXAMPLE_DIR, 'dist', 'main.js');
 const PACKAGE_ENTRY = join(REPO_ROOT, 'dist', 'cdktf', 'index.js');
-const CDKTF_CLI = process.env.TFGATE_CDKTF_CLI;
+/** cdktf-cli is not a dependency: TFGATE_CDKTF_CLI, or where CI's tool setup would install it. */
+const CDKTF_CLI =
+  process.env.TFGATE_CDKTF_CLI ||
+  [join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'tfgate-tools', 'cdktf-cli-0.21.0')]
+    .map((dir) => join(dir, 'node_modules', '.bin', 'cdktf'))
+    .find((bin) => existsSync(bin));
 
 let work: TempDir;
 let bundlePath: string;
@@ -209,7 +215,7 @@ describe('addresses and construct paths against a real terraform plan', () => {
 });
 
 describe.skipIf(!CDKTF_CLI)(
-  'examples/cdktf through the real `cdktf synth` (skipped unless TFGATE_CDKTF_CLI names the cdktf-cli 0.21 binary)',
+  'examples/cdktf through the real `cdktf synth` (skipped when cdktf-cli 0.21 is not installed: see TFGATE_CDKTF_CLI)',
   () => {
     /** A project directory with the example's cdktf.json, its app pointed at the compiled example. */
     function cliProject(): string {
