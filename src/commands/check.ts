@@ -1,7 +1,6 @@
 // `tfgate check`: evaluate an existing plan (no terraform run) with exactly one plan input and one route.
 import { access, constants } from 'node:fs/promises';
 import { z } from 'zod';
-import { PACKAGE_ID_PATTERN } from '../design/index.js';
 import { InvalidPlanError, UsageError } from '../errors/index.js';
 import {
   advisorySchema,
@@ -50,9 +49,8 @@ export const routeSchema = z.discriminatedUnion('kind', [
   /** The service decides: the plan is streamed to it; the key comes from TFGATE_API_KEY only. */
   z.object({
     kind: z.literal('remote'),
-    packageId: z
-      .string()
-      .regex(PACKAGE_ID_PATTERN, 'a package id is lower-case letters, digits, ".", "_" and "-" (at most 63)'),
+    /** The service validates the id (404 package_not_found); it is URL-encoded into the path. */
+    packageId: z.string().min(1),
     /** Falls back to TFGATE_BASE_URL. */
     baseUrl: z.string().min(1).optional(),
     caFile: z.string().min(1).optional(),

@@ -1,17 +1,7 @@
 // `tfgate bundle <subcommand>`: build and verify signed OPA bundles (and, from the client, pull).
 import type { Command } from 'commander';
-import {
-  type BundleBuildFlags,
-  resolveBundleBuildOptions,
-  runBundleBuild,
-} from '../../commands/bundle-build.js';
-import {
-  type BundleVerifyFlags,
-  describeVerifiedBundle,
-  resolveBundleVerifyOptions,
-  runBundleVerify,
-} from '../../commands/bundle-verify.js';
-import { UNSIGNED_BUNDLE_WARNING } from '../../policy/bundle/index.js';
+import type { BundleBuildFlags } from '../../commands/bundle-build.js';
+import type { BundleVerifyFlags } from '../../commands/bundle-verify.js';
 import { registerBundlePull } from './bundle-pull.js';
 
 /** Subcommands of `tfgate bundle`; `bundle pull` registers itself by adding a function here. */
@@ -40,6 +30,8 @@ function registerBundleBuild(bundle: Command): void {
     .option('--scope <scope>', 'scope claim of the signature (default: the package id)')
     .requiredOption('--output <bundle.tar.gz>', 'where to write the bundle (written whole or not at all)')
     .action(async (flags: BundleBuildFlags) => {
+      // Loaded on demand: startup time counts for every command (bench/apply-overhead).
+      const { resolveBundleBuildOptions, runBundleBuild } = await import('../../commands/bundle-build.js');
       const result = await runBundleBuild(resolveBundleBuildOptions(flags, process.env));
       process.stdout.write(
         `wrote ${result.path}: package ${result.packageId}, revision ${result.revision}, key id ${result.keyId ?? '-'}, scope ${result.scope ?? '-'}, ${result.files.length} files, ${result.bytes} bytes\n`,
@@ -59,6 +51,10 @@ function registerBundleVerify(bundle: Command): void {
     .option('--scope <scope>', 'the scope the signature must carry (default: the package id)')
     .option('--allow-unsigned-bundle-INSECURE', 'accept a bundle with no signature (INSECURE)')
     .action(async (path: string, flags: BundleVerifyFlags) => {
+      const { describeVerifiedBundle, resolveBundleVerifyOptions, runBundleVerify } = await import(
+        '../../commands/bundle-verify.js'
+      );
+      const { UNSIGNED_BUNDLE_WARNING } = await import('../../policy/bundle/index.js');
       const verified = await runBundleVerify(resolveBundleVerifyOptions(path, flags, process.env));
       if (!verified.signed) process.stderr.write(`${UNSIGNED_BUNDLE_WARNING}\n`);
       process.stdout.write(describeVerifiedBundle(path, verified));

@@ -1,6 +1,6 @@
 // `tfgate gate`: commander wiring only; src/commands/gate.ts does the work.
 import type { Command } from 'commander';
-import { type GateFlags, resolveGateOptions, runGate } from '../../commands/gate.js';
+import type { GateFlags } from '../../commands/gate.js';
 import { collect } from '../../options/common.js';
 import { setExitCode } from '../program.js';
 import { useColor } from '../progress.js';
@@ -38,6 +38,8 @@ export function registerGate(program: Command): void {
       collect,
     )
     .action(async (flags: GateFlags, command: Command) => {
+      // Loaded on demand: the HTTP client costs startup time for every command.
+      const { resolveGateOptions, runGate } = await import('../../commands/gate.js');
       const options = resolveGateOptions(flags, process.env);
       const outcome = await runGate(options, {
         stdout: process.stdout,

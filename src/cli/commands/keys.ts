@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { keysCreate } from '../../commands/keys.js';
 
 export function registerKeys(program: Command): void {
   const keys = program
@@ -28,6 +27,8 @@ export function registerKeys(program: Command): void {
           .flatMap((s) => s.split(','))
           .map((s) => s.trim())
           .filter(Boolean);
+        // Loaded on demand: the HTTP client costs startup time for every command.
+        const { keysCreate } = await import('../../commands/keys.js');
         const created = await keysCreate({
           account: flags.account,
           name: flags.name,

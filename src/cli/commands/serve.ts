@@ -1,5 +1,4 @@
 import { type Command, Option } from 'commander';
-import { serve } from '../../commands/serve.js';
 import { SERVE_SETTINGS } from '../../service/config.js';
 
 export function registerServe(program: Command): void {
@@ -30,6 +29,8 @@ instance with --signing-key-file <new.pem> (or replace the file / delete the sto
 revisions change with the key, so clients fetch the new public key and bundles on their next pull.`,
   );
   command.action(async (opts: Record<string, unknown>) => {
+    // Loaded on demand: the service (PGlite, pg) is heavy, and startup time counts for every command.
+    const { serve } = await import('../../commands/serve.js');
     await serve({ flags: opts });
   });
 }

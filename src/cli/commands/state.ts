@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { statePush } from '../../commands/state-push.js';
 
 export function registerState(program: Command): void {
   const state = program.command('state').description('Observed state for drift detection.');
@@ -15,6 +14,8 @@ export function registerState(program: Command): void {
     .option('--base-url <url>', 'service URL (env TFGATE_BASE_URL)')
     .option('--ca-file <pem>', 'extra trusted CA certificates')
     .action(async (flags: Record<string, string | undefined>) => {
+      // Loaded on demand: the HTTP client costs startup time for every command.
+      const { statePush } = await import('../../commands/state-push.js');
       const result = await statePush({
         package: flags.package ?? '',
         stateJson: flags.stateJson,
