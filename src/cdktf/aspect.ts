@@ -381,7 +381,7 @@ export class ConformanceAspect {
         this.#runs.get(stack)?.collecting === true
           ? []
           : [
-              `[tfgate] the conformance aspect for package ${this.packageId} did not run on this stack, so it was not checked`,
+              `[tfgate] the conformance aspect for package ${this.packageId} did not run on this stack, so it was not checked; if the app bundles its own copy of the toolkit, pass it: applyConformance(app, aspect, { aspects: Aspects })`,
             ],
     });
   }

@@ -166,8 +166,12 @@ export function findToolkitAspects(stack: TerraformStackLike): AspectsApi | unde
   const stackClasses = prototypeConstructors(stack);
   const require = createRequire(import.meta.url);
   for (const module of Object.values(require.cache)) {
-    const found = asAspectsModule(module?.exports, stackClasses);
-    if (found) return found;
+    try {
+      const found = asAspectsModule(module?.exports, stackClasses);
+      if (found) return found;
+    } catch {
+      // An exports object whose getters throw is not a toolkit.
+    }
   }
   const toolkits = new Set(jsiiClassNames(stack).map((fqn) => fqn.split('.')[0] ?? ''));
   for (const name of [...toolkits, 'cdktf', 'cdktn']) {
