@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Construct } from 'constructs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { applyConformance, ConformanceAspect } from '../../src/cdktf/index.js';
+import { TerraformWorkspace } from '../helpers/terraform.js';
 import {
   cloudResource,
   readStackJson,
@@ -41,7 +42,13 @@ function buildApp(tk: Toolkit, outdir: string, options: AppOptions = {}) {
 let aspect: ConformanceAspect;
 let advisory: ConformanceAspect;
 let criticalOnly: ConformanceAspect;
+/** Sanctions no generic_data: every terraform_data is a finding, so the findings list the aspect's addresses. */
+let flagAll: ConformanceAspect;
 beforeAll(async () => {
+  flagAll = await ConformanceAspect.fromDesign(
+    { ...TEST_DESIGN, sanctioned_kinds: ['object_storage'], capabilities: [] },
+    { advisory: true },
+  );
   aspect = await ConformanceAspect.fromDesign(TEST_DESIGN);
   advisory = await ConformanceAspect.fromDesign(TEST_DESIGN, { advisory: true });
   criticalOnly = await ConformanceAspect.fromDesign(TEST_DESIGN, { minSeverity: 'critical' });
@@ -279,5 +286,35 @@ describe.each(TOOLKITS)('ConformanceAspect with %s', (toolkitName, tk) => {
     expect(warningsOn(advisorySkipped.stack)).toEqual([
       '[tfgate] skipValidation is set: stack main was not checked against package cdktf-test',
     ]);
+  });
+  it('evaluates each resource at the address terraform plan gives it (nested, count, for_each)', async () => {
+    out = tempDir(`${toolkitName}-addresses`);
+    const app = new tk.App({ outdir: out.dir });
+    const stack = new tk.TerraformStack(app, 'main');
+    new tk.LocalBackend(stack, { path: 'terraform.tfstate' });
+    new tk.DataResource(stack, 'ledger', { input: { v: 1 } });
+    const deep = new Construct(new Construct(stack, 'api'), 'v2');
+    new tk.DataResource(deep, 'config', { input: { v: 2 } });
+    new tk.DataResource(deep, 'replica', { count: 2 });
+    new tk.DataResource(stack, 'tenant', { forEach: tk.TerraformIterator.fromList(['a', 'b']) });
+    applyConformance(app, flagAll);
+    app.synth();
+    const evaluated = (flagAll.conformanceOf(stack)?.findings ?? []).map((f) => f.address).sort();
+    expect(evaluated).toContain('terraform_data.ledger');
+
+    const workspace = TerraformWorkspace.create(join(out.dir, 'stacks', 'main'));
+    try {
+      await workspace.init();
+      await workspace.plan(['-lock=false']);
+      const plan = JSON.parse(await workspace.showPlanJson()) as {
+        resource_changes: Array<{ address: string }>;
+      };
+      const planned = plan.resource_changes.map((c) => c.address);
+      expect(planned).toHaveLength(6);
+      expect(evaluated).toHaveLength(4);
+      expect([...new Set(planned.map((a) => a.replace(/\[[^\]]*\]$/, '')))].sort()).toEqual(evaluated);
+    } finally {
+      workspace.cleanup();
+    }
   });
 });
