@@ -191,6 +191,8 @@ export class ConformanceAspect {
   readonly #runs = new WeakMap<TerraformStackLike, StackRun>();
   readonly #validated = new WeakSet<ConstructLike>();
   readonly #attached = new WeakSet<TerraformStackLike>();
+  /** Stacks evaluated since the app-level guard last ran (it runs once, at the end of each App.synth). */
+  #checkedThisSynth = new WeakSet<TerraformStackLike>();
   /** The toolkit's Aspects class per app (root), as applyConformance found it: apps may use either toolkit. */
   readonly #aspectsByRoot = new WeakMap<ConstructLike, AspectsApi>();
 
@@ -359,13 +361,14 @@ export class ConformanceAspect {
       this.#validated.add(scope);
       // Runs at the end of App.synth: a stack added after this call and never checked fails the synth.
       scope.node.addValidation({
-        validate: () =>
-          stacksUnder(scope)
-            .filter((stack) => !this.#attached.has(stack))
-            .map(
-              (stack) =>
-                `[tfgate] stack ${stack.node.path} was not checked against package ${this.packageId}: it was added after applyConformance(); call applyConformance(app, aspect) after defining every stack`,
-            ),
+        validate: () => {
+          const unchecked = stacksUnder(scope).filter((stack) => !this.#checkedThisSynth.has(stack));
+          this.#checkedThisSynth = new WeakSet();
+          return unchecked.map(
+            (stack) =>
+              `[tfgate] stack ${stack.node.path} was not checked against package ${this.packageId}: it was added after applyConformance(); call applyConformance(app, aspect) after defining every stack`,
+          );
+        },
       });
     }
     return stacks;
@@ -433,6 +436,7 @@ export class ConformanceAspect {
 
   #finishStack(stack: TerraformStackLike): string[] {
     const result = this.#result(stack);
+    this.#checkedThisSynth.add(stack);
     const run = this.#runs.get(stack);
     if (run) run.collecting = false;
     return result?.stackErrors ?? [];

@@ -254,6 +254,20 @@ describe.each(TOOLKITS)('ConformanceAspect with %s', (toolkitName, tk) => {
     expect(() => app.synth()).toThrow(/\[late\/queue\].*unsanctioned_creation/s);
   });
 
+  it('fails App.synth when a stack added later synthesizes before any attached stack', () => {
+    out = tempDir(`${toolkitName}-escaped`);
+    const app = new tk.App({ outdir: out.dir });
+    const group = new Construct(app, 'group'); // comes first in synthesis order
+    const main = new tk.TerraformStack(app, 'main');
+    new tk.LocalBackend(main, { path: 'terraform.tfstate' });
+    applyConformance(app, aspect);
+    const early = new tk.TerraformStack(group, 'early');
+    new tk.LocalBackend(early, { path: 'terraform.tfstate' });
+    expect(() => app.synth()).toThrow(
+      /\[tfgate\] stack group\/early was not checked against package cdktf-test: it was added after applyConformance\(\)/,
+    );
+  });
+
   it('works when attached to one stack directly with the toolkit Aspects', () => {
     out = tempDir(`${toolkitName}-direct`);
     const { app, stack } = buildApp(tk, out.dir, { queue: true });
