@@ -1,5 +1,5 @@
 // Embedded backend: PGlite (PostgreSQL compiled to wasm) on a data directory. No setup, one process.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { UsageError } from '../../errors/index.js';
@@ -46,6 +46,11 @@ export async function openEmbedded(dataDir: string): Promise<SqlClient> {
   const unlock = lockDataDir(dataDir);
   let db: PGlite;
   try {
+    if (!existsSync(join(dbDir, 'PG_VERSION'))) {
+      // Creating the cluster grows the wasm memory to ~800 MB, and wasm memory never shrinks: create it
+      // in a throwaway instance, then open it afresh (~300 MB).
+      await (await PGlite.create(dbDir)).close();
+    }
     // relaxedDurability stays off: a 2xx answer means the write reached the files.
     db = await PGlite.create(dbDir, { relaxedDurability: false });
   } catch (error) {

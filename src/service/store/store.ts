@@ -185,12 +185,39 @@ function isUniqueViolation(error: unknown): boolean {
 export class Store {
   readonly #keyCache: Map<string, Omit<KeyLookup, 'pkg'> | null> | undefined;
   #keyGeneration = 0;
+  /** Embedded only, like the key cache: packages by account and id, unresolved findings by package. */
+  readonly #packageCache: Map<string, PackageRecord | null> | undefined;
+  readonly #findingsCache: Map<number, DriftFinding[]> | undefined;
+  #stateGeneration = 0;
   readonly #auditQueue: Array<{ entry: AuditEntry; resolve: () => void; reject: (error: unknown) => void }> =
     [];
   #auditFlushing = false;
 
   constructor(readonly db: SqlClient) {
-    this.#keyCache = db.kind === 'embedded' ? new Map() : undefined;
+    const embedded = db.kind === 'embedded';
+    this.#keyCache = embedded ? new Map() : undefined;
+    this.#packageCache = embedded ? new Map() : undefined;
+    this.#findingsCache = embedded ? new Map() : undefined;
+  }
+
+  /** Every write to packages or findings calls this, after its transaction. */
+  #stateChanged(): void {
+    this.#stateGeneration++;
+    this.#packageCache?.clear();
+    this.#findingsCache?.clear();
+  }
+
+  /** Read through a cache that a concurrent write may invalidate: such a read is used, not kept. */
+  async #cached<K, V>(cache: Map<K, V> | undefined, key: K, load: () => Promise<V>): Promise<V> {
+    if (!cache) return load();
+    if (cache.has(key)) return cache.get(key) as V;
+    const generation = this.#stateGeneration;
+    const value = await load();
+    if (generation === this.#stateGeneration) {
+      if (cache.size >= 10_000) cache.clear();
+      cache.set(key, value);
+    }
+    return value;
   }
 
   /** Every write to keys or accounts calls this (after its transaction committed or failed). */
@@ -286,11 +313,13 @@ export class Store {
   }
 
   async getPackage(account: string, packageId: string): Promise<PackageRecord | null> {
-    const { rows } = await this.db.query<PackageRow>(
-      `SELECT ${PACKAGE_COLUMNS} FROM packages p WHERE p.account = $1 AND p.package_id = $2`,
-      [account, packageId],
-    );
-    return rows[0] ? toPackage(rows[0]) : null;
+    return this.#cached(this.#packageCache, `${account}\u0000${packageId}`, async () => {
+      const { rows } = await this.db.query<PackageRow>(
+        `SELECT ${PACKAGE_COLUMNS} FROM packages p WHERE p.account = $1 AND p.package_id = $2`,
+        [account, packageId],
+      );
+      return rows[0] ? toPackage(rows[0]) : null;
+    });
   }
 
   async createAccount(
@@ -401,39 +430,43 @@ export class Store {
     design: Design,
     revision: string,
   ): Promise<{ pkg: PackageRecord; created: boolean; changed: boolean }> {
-    return this.db.transaction(async (tx) => {
-      const existing = await tx.query<PackageRow>(
-        `SELECT ${PACKAGE_COLUMNS} FROM packages p WHERE p.account = $1 AND p.package_id = $2 FOR NO KEY UPDATE`,
-        [principal.account, packageId],
-      );
-      const current = existing.rows[0];
-      if (current && current.revision === revision) {
-        return { pkg: toPackage(current), created: false, changed: false };
-      }
-      let row: PackageRow;
-      if (current) {
-        const updated = await tx.query<PackageRow>(
-          `UPDATE packages p SET design = $2::jsonb, revision = $3, updated_at = now() WHERE p.pk = $1 RETURNING ${PACKAGE_COLUMNS}`,
-          [current.pk, JSON.stringify(design), revision],
+    try {
+      return await this.db.transaction(async (tx) => {
+        const existing = await tx.query<PackageRow>(
+          `SELECT ${PACKAGE_COLUMNS} FROM packages p WHERE p.account = $1 AND p.package_id = $2 FOR NO KEY UPDATE`,
+          [principal.account, packageId],
         );
-        row = updated.rows[0]!;
-      } else {
-        const inserted = await tx.query<PackageRow>(
-          `INSERT INTO packages AS p (account, package_id, design, revision) VALUES ($1, $2, $3::jsonb, $4) RETURNING ${PACKAGE_COLUMNS}`,
-          [principal.account, packageId, JSON.stringify(design), revision],
-        );
-        row = inserted.rows[0]!;
-      }
-      await appendAudit(tx, {
-        ...actorEntry(principal, current ? 'design_changed' : 'package_created', {
-          revision,
-          previous_revision: current?.revision ?? null,
-        }),
-        packagePk: row.pk,
-        packageId,
+        const current = existing.rows[0];
+        if (current && current.revision === revision) {
+          return { pkg: toPackage(current), created: false, changed: false };
+        }
+        let row: PackageRow;
+        if (current) {
+          const updated = await tx.query<PackageRow>(
+            `UPDATE packages p SET design = $2::jsonb, revision = $3, updated_at = now() WHERE p.pk = $1 RETURNING ${PACKAGE_COLUMNS}`,
+            [current.pk, JSON.stringify(design), revision],
+          );
+          row = updated.rows[0]!;
+        } else {
+          const inserted = await tx.query<PackageRow>(
+            `INSERT INTO packages AS p (account, package_id, design, revision) VALUES ($1, $2, $3::jsonb, $4) RETURNING ${PACKAGE_COLUMNS}`,
+            [principal.account, packageId, JSON.stringify(design), revision],
+          );
+          row = inserted.rows[0]!;
+        }
+        await appendAudit(tx, {
+          ...actorEntry(principal, current ? 'design_changed' : 'package_created', {
+            revision,
+            previous_revision: current?.revision ?? null,
+          }),
+          packagePk: row.pk,
+          packageId,
+        });
+        return { pkg: toPackage(row), created: !current, changed: true };
       });
-      return { pkg: toPackage(row), created: !current, changed: true };
-    });
+    } finally {
+      this.#stateChanged();
+    }
   }
 
   async approvePackage(
@@ -441,32 +474,36 @@ export class Store {
     pkg: PackageRecord,
     revision: string | undefined,
   ): Promise<PackageRecord> {
-    return this.db.transaction(async (tx) => {
-      const { rows } = await tx.query<PackageRow>(
-        `SELECT ${PACKAGE_COLUMNS} FROM packages p WHERE p.pk = $1 FOR NO KEY UPDATE`,
-        [pkg.pk],
-      );
-      const current = rows[0]!;
-      if (revision !== undefined && revision !== current.revision) {
-        throw new ServiceError(
-          409,
-          'revision_mismatch',
-          `the design changed: current revision is ${current.revision}, not ${revision}; review the current design and approve that revision`,
+    try {
+      return await this.db.transaction(async (tx) => {
+        const { rows } = await tx.query<PackageRow>(
+          `SELECT ${PACKAGE_COLUMNS} FROM packages p WHERE p.pk = $1 FOR NO KEY UPDATE`,
+          [pkg.pk],
         );
-      }
-      if (current.approved_revision === current.revision) return toPackage(current);
-      const updated = await tx.query<PackageRow>(
-        `UPDATE packages p SET approved_revision = revision, approved_at = now(), approved_by = $2, next_check_at = NULL
-          WHERE p.pk = $1 RETURNING ${PACKAGE_COLUMNS}`,
-        [pkg.pk, principal.keyName],
-      );
-      await appendAudit(tx, {
-        ...actorEntry(principal, 'package_approved', { revision: current.revision }),
-        packagePk: pkg.pk,
-        packageId: pkg.packageId,
+        const current = rows[0]!;
+        if (revision !== undefined && revision !== current.revision) {
+          throw new ServiceError(
+            409,
+            'revision_mismatch',
+            `the design changed: current revision is ${current.revision}, not ${revision}; review the current design and approve that revision`,
+          );
+        }
+        if (current.approved_revision === current.revision) return toPackage(current);
+        const updated = await tx.query<PackageRow>(
+          `UPDATE packages p SET approved_revision = revision, approved_at = now(), approved_by = $2, next_check_at = NULL
+            WHERE p.pk = $1 RETURNING ${PACKAGE_COLUMNS}`,
+          [pkg.pk, principal.keyName],
+        );
+        await appendAudit(tx, {
+          ...actorEntry(principal, 'package_approved', { revision: current.revision }),
+          packagePk: pkg.pk,
+          packageId: pkg.packageId,
+        });
+        return toPackage(updated.rows[0]!);
       });
-      return toPackage(updated.rows[0]!);
-    });
+    } finally {
+      this.#stateChanged();
+    }
   }
 
   async putObservedState(
@@ -522,98 +559,102 @@ export class Store {
     },
     beforeCommit: () => void = () => undefined,
   ): Promise<DriftCheckOutcome> {
-    return this.db.transaction(async (tx) => {
-      // Serialises concurrent checks of one package (two instances, or a refresh racing the scheduler).
-      // NO KEY UPDATE, not UPDATE: rows that reference the package (acknowledgements, audit) take a KEY
-      // SHARE lock through their foreign key, and must not wait on a check that waits on their finding.
-      await tx.query('SELECT pk FROM packages WHERE pk = $1 FOR NO KEY UPDATE', [pkg.pk]);
-      const { rows: nowRows } = await tx.query<{ now: unknown }>('SELECT now() AS now');
-      const now = iso(nowRows[0]!.now);
-      const { rows: existingRows } = await tx.query<{ id: string; status: FindingStatus }>(
-        'SELECT id, status FROM findings WHERE package_pk = $1',
-        [pkg.pk],
-      );
-      const existing = new Map(existingRows.map((r) => [r.id, r.status]));
-      const seen = new Set<string>();
-      let opened = 0;
-      let reopened = 0;
-      for (const d of detected) {
-        if (seen.has(d.id)) continue;
-        seen.add(d.id);
-        const status = existing.get(d.id);
-        const values = [
-          pkg.pk,
-          d.id,
-          d.rule,
-          d.severity,
-          d.address,
-          d.type ?? null,
-          d.kind ?? null,
-          d.capability ?? null,
-          d.message,
-          now,
-        ];
-        if (status === undefined) {
-          opened++;
+    try {
+      return await this.db.transaction(async (tx) => {
+        // Serialises concurrent checks of one package (two instances, or a refresh racing the scheduler).
+        // NO KEY UPDATE, not UPDATE: rows that reference the package (acknowledgements, audit) take a KEY
+        // SHARE lock through their foreign key, and must not wait on a check that waits on their finding.
+        await tx.query('SELECT pk FROM packages WHERE pk = $1 FOR NO KEY UPDATE', [pkg.pk]);
+        const { rows: nowRows } = await tx.query<{ now: unknown }>('SELECT now() AS now');
+        const now = iso(nowRows[0]!.now);
+        const { rows: existingRows } = await tx.query<{ id: string; status: FindingStatus }>(
+          'SELECT id, status FROM findings WHERE package_pk = $1',
+          [pkg.pk],
+        );
+        const existing = new Map(existingRows.map((r) => [r.id, r.status]));
+        const seen = new Set<string>();
+        let opened = 0;
+        let reopened = 0;
+        for (const d of detected) {
+          if (seen.has(d.id)) continue;
+          seen.add(d.id);
+          const status = existing.get(d.id);
+          const values = [
+            pkg.pk,
+            d.id,
+            d.rule,
+            d.severity,
+            d.address,
+            d.type ?? null,
+            d.kind ?? null,
+            d.capability ?? null,
+            d.message,
+            now,
+          ];
+          if (status === undefined) {
+            opened++;
+            await tx.query(
+              `INSERT INTO findings (package_pk, id, rule, severity, address, type, kind, capability, message, status, first_seen_at, last_seen_at)
+               VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'open', $10, $10)`,
+              values,
+            );
+          } else if (status === 'resolved') {
+            reopened++;
+            await tx.query(
+              `UPDATE findings SET rule = $3, severity = $4, address = $5, type = $6, kind = $7, capability = $8, message = $9,
+                 status = 'open', last_seen_at = $10, resolved_at = NULL, ack_by = NULL, ack_account = NULL, ack_at = NULL, ack_reason = NULL
+               WHERE package_pk = $1 AND id = $2`,
+              values,
+            );
+          } else {
+            await tx.query(
+              `UPDATE findings SET rule = $3, severity = $4, address = $5, type = $6, kind = $7, capability = $8, message = $9, last_seen_at = $10
+               WHERE package_pk = $1 AND id = $2`,
+              values,
+            );
+          }
+        }
+        let resolved = 0;
+        for (const [id, status] of existing) {
+          if (status === 'resolved' || seen.has(id)) continue;
+          resolved++;
           await tx.query(
-            `INSERT INTO findings (package_pk, id, rule, severity, address, type, kind, capability, message, status, first_seen_at, last_seen_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'open', $10, $10)`,
-            values,
-          );
-        } else if (status === 'resolved') {
-          reopened++;
-          await tx.query(
-            `UPDATE findings SET rule = $3, severity = $4, address = $5, type = $6, kind = $7, capability = $8, message = $9,
-               status = 'open', last_seen_at = $10, resolved_at = NULL, ack_by = NULL, ack_account = NULL, ack_at = NULL, ack_reason = NULL
-             WHERE package_pk = $1 AND id = $2`,
-            values,
-          );
-        } else {
-          await tx.query(
-            `UPDATE findings SET rule = $3, severity = $4, address = $5, type = $6, kind = $7, capability = $8, message = $9, last_seen_at = $10
-             WHERE package_pk = $1 AND id = $2`,
-            values,
+            "UPDATE findings SET status = 'resolved', resolved_at = $3 WHERE package_pk = $1 AND id = $2",
+            [pkg.pk, id, now],
           );
         }
-      }
-      let resolved = 0;
-      for (const [id, status] of existing) {
-        if (status === 'resolved' || seen.has(id)) continue;
-        resolved++;
         await tx.query(
-          "UPDATE findings SET status = 'resolved', resolved_at = $3 WHERE package_pk = $1 AND id = $2",
-          [pkg.pk, id, now],
+          'INSERT INTO drift_checks (package_pk, revision, trigger, instance, started_at, finished_at, detected) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+          [
+            pkg.pk,
+            check.revision,
+            check.trigger,
+            check.instance,
+            check.startedAt.toISOString(),
+            now,
+            seen.size,
+          ],
         );
-      }
-      await tx.query(
-        'INSERT INTO drift_checks (package_pk, revision, trigger, instance, started_at, finished_at, detected) VALUES ($1, $2, $3, $4, $5, $6, $7)',
-        [
+        await tx.query('UPDATE packages SET last_check_at = $2, last_check_revision = $3 WHERE pk = $1', [
           pkg.pk,
-          check.revision,
-          check.trigger,
-          check.instance,
-          check.startedAt.toISOString(),
           now,
-          seen.size,
-        ],
-      );
-      await tx.query('UPDATE packages SET last_check_at = $2, last_check_revision = $3 WHERE pk = $1', [
-        pkg.pk,
-        now,
-        check.revision,
-      ]);
-      if (opened + reopened + resolved > 0) {
-        await appendAudit(tx, {
-          event: 'drift_checked',
-          account: pkg.account,
-          packagePk: pkg.pk,
-          packageId: pkg.packageId,
-          details: { trigger: check.trigger, detected: seen.size, opened, reopened, resolved },
-        });
-      }
-      beforeCommit();
-      return { checkedAt: now, opened, reopened, resolved, detected: seen.size };
-    });
+          check.revision,
+        ]);
+        if (opened + reopened + resolved > 0) {
+          await appendAudit(tx, {
+            event: 'drift_checked',
+            account: pkg.account,
+            packagePk: pkg.pk,
+            packageId: pkg.packageId,
+            details: { trigger: check.trigger, detected: seen.size, opened, reopened, resolved },
+          });
+        }
+        beforeCommit();
+        return { checkedAt: now, opened, reopened, resolved, detected: seen.size };
+      });
+    } finally {
+      this.#stateChanged();
+    }
   }
 
   async listFindings(pkg: PackageRecord, status?: FindingStatus): Promise<DriftFinding[]> {
@@ -632,11 +673,13 @@ export class Store {
 
   /** The gate's one findings query: everything not resolved. */
   async unresolvedFindings(pkg: PackageRecord): Promise<DriftFinding[]> {
-    const { rows } = await this.db.query<FindingRow>(
-      `SELECT ${FINDING_COLUMNS} FROM findings WHERE package_pk = $1 AND status <> 'resolved' ORDER BY id`,
-      [pkg.pk],
-    );
-    return rows.map(toFinding);
+    return this.#cached(this.#findingsCache, pkg.pk, async () => {
+      const { rows } = await this.db.query<FindingRow>(
+        `SELECT ${FINDING_COLUMNS} FROM findings WHERE package_pk = $1 AND status <> 'resolved' ORDER BY id`,
+        [pkg.pk],
+      );
+      return rows.map(toFinding);
+    });
   }
 
   async acknowledge(
@@ -645,50 +688,54 @@ export class Store {
     findingId: string,
     reason: string,
   ): Promise<DriftFinding> {
-    return this.db.transaction(async (tx) => {
-      const { rows } = await tx.query<FindingRow>(
-        `SELECT ${FINDING_COLUMNS} FROM findings WHERE package_pk = $1 AND id = $2 FOR NO KEY UPDATE`,
-        [pkg.pk, findingId],
-      );
-      const finding = rows[0];
-      if (!finding) {
-        throw new ServiceError(
-          404,
-          'finding_not_found',
-          `finding "${findingId}" was not found in package "${pkg.packageId}"; list findings with GET /v1/analysis/conformance/packages/${pkg.packageId}/findings`,
+    try {
+      return await this.db.transaction(async (tx) => {
+        const { rows } = await tx.query<FindingRow>(
+          `SELECT ${FINDING_COLUMNS} FROM findings WHERE package_pk = $1 AND id = $2 FOR NO KEY UPDATE`,
+          [pkg.pk, findingId],
         );
-      }
-      if (finding.status === 'resolved') {
-        throw new ServiceError(
-          409,
-          'finding_resolved',
-          `finding "${findingId}" is resolved (no longer observed); there is nothing to acknowledge`,
+        const finding = rows[0];
+        if (!finding) {
+          throw new ServiceError(
+            404,
+            'finding_not_found',
+            `finding "${findingId}" was not found in package "${pkg.packageId}"; list findings with GET /v1/analysis/conformance/packages/${pkg.packageId}/findings`,
+          );
+        }
+        if (finding.status === 'resolved') {
+          throw new ServiceError(
+            409,
+            'finding_resolved',
+            `finding "${findingId}" is resolved (no longer observed); there is nothing to acknowledge`,
+          );
+        }
+        const { rows: ackRows } = await tx.query<{ at: unknown }>(
+          `INSERT INTO acknowledgements (package_pk, finding_id, account, key_id, key_name, reason)
+           VALUES ($1, $2, $3, $4, $5, $6) RETURNING at`,
+          [pkg.pk, findingId, principal.account, principal.keyId, principal.keyName, reason],
         );
-      }
-      const { rows: ackRows } = await tx.query<{ at: unknown }>(
-        `INSERT INTO acknowledgements (package_pk, finding_id, account, key_id, key_name, reason)
-         VALUES ($1, $2, $3, $4, $5, $6) RETURNING at`,
-        [pkg.pk, findingId, principal.account, principal.keyId, principal.keyName, reason],
-      );
-      const at = ackRows[0]!.at;
-      const { rows: updated } = await tx.query<FindingRow>(
-        `UPDATE findings SET status = 'acknowledged', ack_by = $3, ack_account = $4, ack_at = $5, ack_reason = $6
-          WHERE package_pk = $1 AND id = $2 RETURNING ${FINDING_COLUMNS}`,
-        [pkg.pk, findingId, principal.keyName, principal.account, iso(at), reason],
-      );
-      await appendAudit(tx, {
-        ...actorEntry(principal, 'finding_acknowledged', {
-          finding_id: findingId,
-          rule: finding.rule,
-          severity: finding.severity,
-          address: finding.address,
-          reason,
-        }),
-        packagePk: pkg.pk,
-        packageId: pkg.packageId,
+        const at = ackRows[0]!.at;
+        const { rows: updated } = await tx.query<FindingRow>(
+          `UPDATE findings SET status = 'acknowledged', ack_by = $3, ack_account = $4, ack_at = $5, ack_reason = $6
+            WHERE package_pk = $1 AND id = $2 RETURNING ${FINDING_COLUMNS}`,
+          [pkg.pk, findingId, principal.keyName, principal.account, iso(at), reason],
+        );
+        await appendAudit(tx, {
+          ...actorEntry(principal, 'finding_acknowledged', {
+            finding_id: findingId,
+            rule: finding.rule,
+            severity: finding.severity,
+            address: finding.address,
+            reason,
+          }),
+          packagePk: pkg.pk,
+          packageId: pkg.packageId,
+        });
+        return toFinding(updated[0]!);
       });
-      return toFinding(updated[0]!);
-    });
+    } finally {
+      this.#stateChanged();
+    }
   }
 
   // --- audit -------------------------------------------------------------------------------------
