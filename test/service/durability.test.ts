@@ -154,7 +154,16 @@ describe('durability', () => {
     expect(svc.child!.exitCode).toBe(0);
     await svc.stop();
     expect(svc.logs.some((l) => l.msg === 'stopped')).toBe(true);
-    // Never a key in the logs.
+    // One JSON line per request with its request id and key id, never a key.
+    const requests = svc.logs.filter((l) => l.msg === 'request');
+    expect(requests.length).toBeGreaterThanOrEqual(3);
+    for (const line of requests)
+      expect(line).toMatchObject({ request_id: expect.any(String), status: expect.any(Number) });
+    expect(requests.find((l) => l.route === 'evaluateTerraform')).toMatchObject({
+      status: 200,
+      account: 'default',
+      key_id: expect.any(String),
+    });
     expect(JSON.stringify(svc.logs)).not.toContain(svc.apiKey);
   });
 });

@@ -36,7 +36,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   // Diagnostics: any 5xx the instances logged.
-  for (const entry of [...(a?.logs ?? []), ...(b?.logs ?? [])]) if (entry.level === 'error') console.error(entry);
+  for (const entry of [...(a?.logs ?? []), ...(b?.logs ?? [])])
+    if (entry.level === 'error') console.error(entry);
   await Promise.all([a?.stop(), b?.stop()]);
   postgres?.stop();
 });
