@@ -3,10 +3,11 @@ import { access } from 'node:fs/promises';
 import { z } from 'zod';
 import { ExitCode, UsageError } from '../errors/index.js';
 import { createPrivatePlanDir, type PrivatePlanDir } from '../terraform/index.js';
+import type { PlanEvaluator } from './evaluator.js';
 import {
   type Evaluated,
   evaluateStep,
-  planStep,
+  planWhileLoading,
   throwIfInterrupted,
   type WrapperContext,
   type WrapperResult,
@@ -49,18 +50,28 @@ export async function runApply(input: ApplyOptions, context: WrapperContext): Pr
     let planDir: PrivatePlanDir | undefined;
     try {
       let planFile = options.planFile;
+      let evaluator: PlanEvaluator;
       if (planFile === undefined) {
         planDir = await createPrivatePlanDir();
         planFile = planDir.planFile;
-        const outcome = await planStep(session, context, planFile);
-        if (outcome === 'no-changes') {
+        const planned = await planWhileLoading(session, context, planFile);
+        evaluator = planned.evaluator;
+        if (planned.outcome === 'no-changes') {
           context.progress.info(
             'No changes: the infrastructure matches the configuration. Nothing to apply.',
           );
           return { status: 'no-changes', exitCode: ExitCode.ok };
         }
+      } else {
+        evaluator = await session.ready;
       }
-      const evaluated = await evaluateStep(session, options, context, session.terraform.showJson(planFile));
+      const evaluated = await evaluateStep(
+        session,
+        evaluator,
+        options,
+        context,
+        session.terraform.showJson(planFile),
+      );
       if (!evaluated.proceed) {
         context.progress.info('Blocked: nothing was applied.');
         return withEvaluation({ status: 'blocked', exitCode: ExitCode.blocked }, evaluated);

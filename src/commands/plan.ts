@@ -16,9 +16,12 @@ import { advisorySchema, minSeveritySchema, reportTargetsSchema } from '../optio
 import type { PlanSource } from '../plan/index.js';
 import {
   createPrivatePlanDir,
+  guessProduct,
   type PassThroughArgs,
+  type PlanOutcome,
   type PrivatePlanDir,
   parsePassThrough,
+  resolveTerraformCommand,
   SignalGuard,
   Terraform,
 } from '../terraform/index.js';
@@ -79,15 +82,19 @@ export interface WrapperResult {
   planFile?: string;
 }
 
-/** One run of the wrapper: terraform, its arguments, the evaluator and the signal guard. */
+/** One run of the wrapper: terraform, its arguments, the signal guard, and the policy being loaded. */
 export interface WrapperSession {
   terraform: Terraform;
   args: PassThroughArgs;
-  evaluator: PlanEvaluator;
   guard: SignalGuard;
+  /**
+   * The evaluator, once the policy is loaded and terraform identified. Both happen while terraform plans
+   * (they cost time a plan does not wait for); if either fails, the running terraform is interrupted.
+   */
+  ready: Promise<PlanEvaluator>;
 }
 
-/** Install the signal guard, identify terraform, split the arguments, open the evaluator; dispose on exit. */
+/** Install the signal guard, start terraform's identification and the policy's loading; dispose on exit. */
 export async function withSession<T>(
   options: NormalizedWrapperOptions,
   context: WrapperContext,
@@ -95,23 +102,10 @@ export async function withSession<T>(
 ): Promise<T> {
   const guard = SignalGuard.install();
   let evaluator: PlanEvaluator | undefined;
-  // The policy loads (bundle verified, or service client set up) while terraform is identified; both
-  // finish before planning, so a bad bundle or key fails before terraform runs.
-  const open =
-    context.openEvaluator ??
-    (() =>
-      openEvaluator(options.route, {
-        stderr: { write: (m: string) => context.progress.warn(m.trim()) },
-        env: context.env,
-      }));
-  const loading = context.progress.step('Load policy', open).then((loaded) => {
-    evaluator = loaded;
-    return loaded;
-  });
-  loading.catch(() => {});
+  let ready: Promise<PlanEvaluator> | undefined;
   try {
-    const probe = await Terraform.open({ bin: options.terraformBin, env: context.env });
-    const args = parsePassThrough(options.terraformArgs, probe.binary.product);
+    const command = resolveTerraformCommand(options.terraformBin, context.env);
+    const args = parsePassThrough(options.terraformArgs, guessProduct(command));
     if (options.chdir !== undefined && args.chdir !== undefined && options.chdir !== args.chdir) {
       throw new UsageError(
         'conflicting_chdir',
@@ -124,8 +118,8 @@ export async function withSession<T>(
     const machineReportOnStdout = options.reports.some(
       (r) => r.path === undefined && r.format !== 'text' && r.format !== 'markdown',
     );
-    const terraform = await Terraform.open({
-      binary: probe.binary,
+    const { terraform, identified } = Terraform.launch({
+      bin: command,
       chdir: options.chdir ?? args.chdir,
       env: context.env,
       // A JSON/SARIF/JUnit report on stdout must stay parseable: terraform's output moves to stderr.
@@ -133,14 +127,48 @@ export async function withSession<T>(
       color: context.color,
       guard,
     });
-    const ready = await loading;
-    context.progress.info(`${terraform.description}; deciding with ${ready.description}`);
-    return await run({ terraform, args, evaluator: ready, guard });
+    const open =
+      context.openEvaluator ??
+      (() =>
+        openEvaluator(options.route, {
+          stderr: { write: (m: string) => context.progress.warn(m.trim()) },
+          env: context.env,
+        }));
+    // `live`: terraform may be writing to the terminal meanwhile, so no spinner.
+    const loading = context.progress.step('Load policy', open, { live: true }).then((loaded) => {
+      evaluator = loaded;
+      return loaded;
+    });
+    ready = Promise.all([identified, loading]).then(([, loaded]) => {
+      context.progress.info(`${terraform.description}; deciding with ${loaded.description}`);
+      return loaded;
+    });
+    // Fail closed and fast: a bad bundle, key or binary stops whatever terraform already started.
+    ready.catch(() => guard.forward('SIGINT'));
+    return await run({ terraform, args, guard, ready });
   } finally {
     guard.dispose();
-    await loading.catch(() => undefined);
+    await ready?.catch(() => undefined);
     await evaluator?.close?.();
   }
+}
+
+/**
+ * Plan while the policy loads; then wait for it. A loading failure wins over the plan's own result: it is
+ * why the plan was interrupted.
+ */
+export async function planWhileLoading(
+  session: WrapperSession,
+  context: WrapperContext,
+  planFile: string,
+): Promise<{ outcome: PlanOutcome; evaluator: PlanEvaluator }> {
+  const planned = await planStep(session, context, planFile).then(
+    (outcome) => ({ ok: true as const, outcome }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
+  const evaluator = await session.ready;
+  if (!planned.ok) throw planned.error;
+  return { outcome: planned.outcome, evaluator };
 }
 
 /** Once a signal arrived, nothing further may run: throw the "interrupted" error. */
@@ -157,7 +185,7 @@ export function throwIfInterrupted(guard: SignalGuard, during: string, cause?: u
 
 /** `terraform plan -detailed-exitcode` into `planFile`; an interrupt or an errored plan throws. */
 export async function planStep(session: WrapperSession, context: WrapperContext, planFile: string) {
-  throwIfInterrupted(session.guard, 'policy loading');
+  throwIfInterrupted(session.guard, 'start-up');
   try {
     const outcome = await context.progress.step(
       `${session.terraform.binary.command} plan`,
@@ -185,16 +213,17 @@ export interface Evaluated {
  */
 export async function evaluateStep(
   session: WrapperSession,
+  evaluator: PlanEvaluator,
   options: NormalizedWrapperOptions,
   context: WrapperContext,
   source: PlanSource,
 ): Promise<Evaluated> {
   let outcome: PipelineOutcome;
   try {
-    outcome = await context.progress.step(`Evaluate plan (${session.evaluator.description})`, () =>
+    outcome = await context.progress.step(`Evaluate plan (${evaluator.description})`, () =>
       evaluatePlan({
         source,
-        evaluator: session.evaluator,
+        evaluator,
         minSeverity: options.minSeverity,
         reports: options.reports,
         advisory: options.advisory,
@@ -249,7 +278,7 @@ export async function runPlan(input: PlanOptions, context: WrapperContext): Prom
     let planDir: PrivatePlanDir | undefined;
     try {
       planDir = await createPrivatePlanDir();
-      const outcome = await planStep(session, context, planDir.planFile);
+      const { outcome, evaluator } = await planWhileLoading(session, context, planDir.planFile);
       if (outcome === 'no-changes') {
         context.progress.info(
           'No changes: the infrastructure matches the configuration. Nothing to evaluate.',
@@ -259,6 +288,7 @@ export async function runPlan(input: PlanOptions, context: WrapperContext): Prom
       }
       const evaluated = await evaluateStep(
         session,
+        evaluator,
         options,
         context,
         session.terraform.showJson(planDir.planFile),

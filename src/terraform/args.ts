@@ -56,7 +56,11 @@ export interface PassThroughArgs {
  * Split what follows `--` into the plan and apply arguments. Both `-var k=v` and `-var=k=v` are accepted
  * (Go's flag package takes both, and one or two dashes); anything unknown is a usage error naming the flag.
  */
-export function parsePassThrough(args: readonly string[], product: TerraformProduct): PassThroughArgs {
+export function parsePassThrough(
+  args: readonly string[],
+  /** Undefined (a binary not yet identified): product-specific flags are all accepted, terraform decides. */
+  product: TerraformProduct | undefined,
+): PassThroughArgs {
   const parsed: PassThroughArgs = { chdir: undefined, plan: [], apply: [] };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
@@ -79,9 +83,9 @@ export function parsePassThrough(args: readonly string[], product: TerraformProd
       throw new UsageError('owned_terraform_flag', `-${name} cannot be passed through: ${owned}`);
     }
     const flag = PASS_THROUGH_FLAGS[name];
-    if (flag === undefined || (flag.only !== undefined && flag.only !== product)) {
+    if (flag === undefined || (flag.only !== undefined && product !== undefined && flag.only !== product)) {
       const known = Object.entries(PASS_THROUGH_FLAGS)
-        .filter(([, f]) => f.only === undefined || f.only === product)
+        .filter(([, f]) => f.only === undefined || product === undefined || f.only === product)
         .map(([n]) => `-${n}`)
         .join(', ');
       throw new UsageError('unknown_terraform_flag', `terraform plan flag -${name} is not passed through`, {

@@ -1,4 +1,5 @@
 // Which terraform-compatible binary runs, and what it is: Terraform or OpenTofu, and its version.
+import { basename } from 'node:path';
 import { execa } from 'execa';
 import { TerraformError, UsageError } from '../errors/index.js';
 
@@ -70,6 +71,14 @@ export function parseVersionOutput(command: string, stdout: string): TerraformBi
     product: match[1] === 'OpenTofu' ? 'opentofu' : 'terraform',
     version: match[2]!,
   };
+}
+
+/** The product a command's name suggests (`tofu…` or `terraform…`); undefined for any other name. */
+export function guessProduct(command: string): TerraformProduct | undefined {
+  const name = basename(command).toLowerCase();
+  if (name.startsWith('tofu')) return 'opentofu';
+  if (name.startsWith('terraform')) return 'terraform';
+  return undefined;
 }
 
 /** "Terraform 1.11.4" / "OpenTofu 1.9.0", for progress lines and messages. */

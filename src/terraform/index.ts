@@ -3,6 +3,7 @@ export { PASS_THROUGH_FLAGS, type PassThroughArgs, parsePassThrough } from './ar
 export {
   describeBinary,
   detectTerraform,
+  guessProduct,
   parseVersionOutput,
   resolveTerraformCommand,
   type TerraformBinary,

@@ -46,6 +46,11 @@ export class SignalGuard {
     return () => this.#callbacks.delete(callback);
   }
 
+  /** Send a signal to the tracked children on tfgate's own account (e.g. stop a plan whose policy failed). */
+  forward(signal: ForwardedSignal): void {
+    for (const child of this.#children) child.kill(signal);
+  }
+
   dispose(): void {
     for (const [signal, handler] of this.#handlers) process.off(signal, handler);
     this.#handlers.clear();

@@ -2,7 +2,13 @@
 import { rm } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import type { PlanSource } from '../plan/index.js';
-import { describeBinary, detectTerraform, resolveTerraformCommand, type TerraformBinary } from './binary.js';
+import {
+  describeBinary,
+  detectTerraform,
+  guessProduct,
+  resolveTerraformCommand,
+  type TerraformBinary,
+} from './binary.js';
 import { explainFailure } from './failures.js';
 import { type RunContext, runLive } from './run.js';
 import { showJsonSource } from './show.js';
@@ -26,14 +32,49 @@ export interface TerraformOptions {
 export type PlanOutcome = 'changes' | 'no-changes';
 
 export class Terraform {
-  readonly binary: TerraformBinary;
-  readonly #context: RunContext;
+  #context: RunContext;
   readonly #color: boolean;
 
-  private constructor(binary: TerraformBinary, context: RunContext, color: boolean) {
-    this.binary = binary;
+  private constructor(context: RunContext, color: boolean) {
     this.#context = context;
     this.#color = color;
+  }
+
+  /** The binary: after launch(), a provisional identity (from its name) until `identified` settles. */
+  get binary(): TerraformBinary {
+    return this.#context.binary;
+  }
+
+  /**
+   * Start identifying the binary and return at once, so terraform can start planning while `identified`
+   * settles (it runs `<bin> version`); the product is guessed from the name meanwhile.
+   */
+  static launch(options: TerraformOptions = {}): {
+    terraform: Terraform;
+    identified: Promise<TerraformBinary>;
+  } {
+    const env = options.env ?? process.env;
+    const command = resolveTerraformCommand(options.bin, env);
+    const provisional: TerraformBinary = {
+      command,
+      product: guessProduct(command) ?? 'terraform',
+      version: 'unknown',
+    };
+    const terraform = new Terraform(
+      {
+        binary: provisional,
+        chdir: options.chdir,
+        env,
+        stdout: options.stdout ?? 'stdout',
+        guard: options.guard,
+      },
+      options.color ?? true,
+    );
+    const identified = detectTerraform(command, env).then((binary) => {
+      terraform.#context = { ...terraform.#context, binary };
+      return binary;
+    });
+    return { terraform, identified };
   }
 
   /** Resolve and identify the binary (Terraform or OpenTofu) once. */
@@ -41,14 +82,7 @@ export class Terraform {
     const env = options.env ?? process.env;
     const binary = options.binary ?? (await detectTerraform(resolveTerraformCommand(options.bin, env), env));
     return new Terraform(
-      binary,
-      {
-        binary,
-        chdir: options.chdir,
-        env,
-        stdout: options.stdout ?? 'stdout',
-        guard: options.guard,
-      },
+      { binary, chdir: options.chdir, env, stdout: options.stdout ?? 'stdout', guard: options.guard },
       options.color ?? true,
     );
   }

@@ -155,7 +155,7 @@ describe('tfgate apply (bundle route, real terraform)', () => {
     expect(error.message).toMatch(/Unsupported argument/);
   });
 
-  it('refuses a tampered bundle before running terraform: exit 4', async () => {
+  it('refuses a tampered bundle: exit 4, the plan started meanwhile is stopped, nothing applied', async () => {
     const ws = workspace();
     const tampered = join(keys.dir, 'tampered.tar.gz');
     const bytes = readFileSync(sanctioned.bundle);
@@ -167,8 +167,20 @@ describe('tfgate apply (bundle route, real terraform)', () => {
       run.context,
     ).catch((e: unknown) => e)) as TfgateError;
     expect(error.exitCode).toBe(ExitCode.noDecision);
-    expect(run.progress()).not.toContain('> terraform plan');
+    expect(error.name).toBe('BundleVerificationError');
+    expect(run.progress()).not.toContain('> Evaluate plan');
     expect(ws.stateAddresses()).toEqual([]);
+  });
+
+  it('a terraform binary that does not exist: exit 2, named, nothing run', async () => {
+    const ws = workspace();
+    const error = (await runApply(
+      { route: route(sanctioned), chdir: ws.dir, terraformBin: '/nonexistent/terraform' },
+      capture(ws.env).context,
+    ).catch((e: unknown) => e)) as TfgateError;
+    expect(error.code).toBe('terraform_not_found');
+    expect(error.exitCode).toBe(ExitCode.terraform);
+    expect(error.message).toContain('/nonexistent/terraform');
   });
 
   it('fails closed when the evaluation errors: exit 4, nothing applied; --advisory goes ahead', async () => {
