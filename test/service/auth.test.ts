@@ -74,8 +74,16 @@ describe('API keys, in the contract order', () => {
     const res = await api(svc, 'GET', `${CONFORMANCE}/public-key`, { key: team.key });
     expect(res.status).toBe(403);
     expect(res.body).toMatchObject({ error: { code: 'plan_not_eligible' } });
-    const gate = await api(svc, 'POST', `${CONFORMANCE}/packages/nope/gate`, { key: team.key });
-    expect(gate.body).toMatchObject({ error: { code: 'plan_not_eligible' } });
+    // Before the package lookup: a package that does not exist still answers plan_not_eligible.
+    for (const [method, path] of [
+      ['POST', `${CONFORMANCE}/packages/nope/gate`],
+      ['POST', `${CONFORMANCE}/packages/nope/evaluate/terraform`],
+      ['GET', `${CONFORMANCE}/packages/nope/bundle`],
+    ] as const) {
+      const res = await api(svc, method, path, { key: team.key, body: method === 'POST' ? '{}' : undefined });
+      expect(res.status, path).toBe(403);
+      expect(res.body, path).toMatchObject({ error: { code: 'plan_not_eligible' } });
+    }
     // Upgrading the plan takes effect on the next call.
     expect((await api(svc, 'PATCH', '/v1/admin/accounts/small', { body: { plan: 'large' } })).status).toBe(
       200,

@@ -293,6 +293,15 @@ describe('contract error order', () => {
     });
     expect(changed.body).toMatchObject({ changed: true, approved: false });
     expect((await gate(id)).body).toMatchObject({ error: { code: 'package_not_approved' } });
+    const record = await api(svc, 'GET', `${CONFORMANCE}/packages/${id}`);
+    expect(record.body).toMatchObject({
+      package_id: id,
+      approved: false,
+      revision: (changed.body as { revision: string }).revision,
+    });
+    expect((record.body as { approved_revision: string }).approved_revision).not.toBe(
+      (changed.body as { revision: string }).revision,
+    );
     expect((await api(svc, 'GET', `${CONFORMANCE}/packages/${id}/bundle`)).status).toBe(409);
     expect((await api(svc, 'POST', `${CONFORMANCE}/packages/${id}/approve`)).status).toBe(200);
     const after = await gate(id);
