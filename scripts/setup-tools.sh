@@ -3,11 +3,14 @@
 #   - OPA, pinned, built with `go install` (cached under ~/.cache/tfgate-tools), linked into .tools/bin;
 #   - terraform, only when none is on PATH: built from the pinned module source (its go.mod has
 #     replace directives, so `go install` refuses it; we `go mod download` and `go build` inside);
-#   - PostgreSQL server binaries from Debian's packages, when initdb is missing.
+#   - PostgreSQL server binaries from Debian's packages, when initdb is missing;
+#   - cdktf-cli, pinned, in its own prefix under the cache (never in the repo: it would shadow the
+#     example's self-reference import of tfgate/cdktf), for the real `cdktf synth` test.
 set -euo pipefail
 
 OPA_VERSION="${TFGATE_OPA_VERSION:-v1.22.2}"
 TERRAFORM_VERSION="${TFGATE_TERRAFORM_VERSION:-v1.11.4}"
+CDKTF_CLI_VERSION="${TFGATE_CDKTF_CLI_VERSION:-0.21.0}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/tfgate-tools"
 bin="$root/.tools/bin"
@@ -52,3 +55,11 @@ if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
   (command -v service >/dev/null && service postgresql stop) >/dev/null 2>&1 || true
 fi
 log "postgresql: $(ls -d /usr/lib/postgresql/*/bin | head -1)"
+
+# --- cdktf-cli -----------------------------------------------------------------------------------
+cdktf_dir="$cache/cdktf-cli-$CDKTF_CLI_VERSION"
+if [ ! -x "$cdktf_dir/node_modules/.bin/cdktf" ]; then
+  log "installing cdktf-cli $CDKTF_CLI_VERSION into $cdktf_dir"
+  npm install --prefix "$cdktf_dir" --no-audit --no-fund --loglevel=error "cdktf-cli@$CDKTF_CLI_VERSION" >/dev/null
+fi
+log "cdktf-cli: $cdktf_dir/node_modules/.bin/cdktf"
