@@ -11,7 +11,6 @@ import {
   reportTargetsSchema,
 } from '../options/common.js';
 import { fileSource, type PlanSource, stdinSource } from '../plan/index.js';
-import { BundleEvaluator } from '../policy/bundle/index.js';
 import { Terraform } from '../terraform/index.js';
 import type { PlanEvaluator } from './evaluator.js';
 import { evaluatePlan, type PipelineOutcome } from './pipeline.js';
@@ -235,13 +234,16 @@ export async function openEvaluator(
         close: () => client.close(),
       };
     }
-    case 'bundle':
+    case 'bundle': {
+      // Loaded on demand (opa-wasm, tar): `tfgate apply` loads it while terraform plans.
+      const { BundleEvaluator } = await import('../policy/bundle/index.js');
       return BundleEvaluator.open(route.bundle, {
         publicKeyPath: route.publicKey,
         allowUnsigned: route.allowUnsigned,
         expectedPackageId: route.packageId,
         warn: (message) => context.stderr.write(`${message}\n`),
       });
+    }
   }
 }
 

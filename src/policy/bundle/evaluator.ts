@@ -39,16 +39,22 @@ export class BundleEvaluator implements PlanEvaluator {
     ]);
     const bundle = await verifyBundle(bytes, { ...verifyOptions, publicKeyPem });
     if (!bundle.signed) warn(UNSIGNED_BUNDLE_WARNING);
-    return new BundleEvaluator(
+    const evaluator = new BundleEvaluator(
       bundle,
       `bundle ${path} (package ${bundle.packageId}, revision ${bundle.revision})`,
     );
+    // Compile the policy now, off the critical path: `tfgate apply` opens the evaluator while terraform plans.
+    evaluator.#engine = PolicyEngine.load(bundle.wasm);
+    evaluator.#engine.catch(() => {}); // reported by evaluate(), which awaits it
+    return evaluator;
   }
 
   async evaluate(source: PlanSource, minSeverity: Severity): Promise<EvaluationResult> {
-    const plan = await readPlan(source.open(), { description: source.description });
     this.#engine ??= PolicyEngine.load(this.bundle.wasm);
-    const engine = await this.#engine;
+    const [plan, engine] = await Promise.all([
+      readPlan(source.open(), { description: source.description }),
+      this.#engine,
+    ]);
     return toEvaluationResult(
       this.bundle.packageId,
       minSeverity,
