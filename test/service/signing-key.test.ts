@@ -1,0 +1,64 @@
+// The platform signing key: generated on first start with owner-only permissions, kept across restarts,
+// replaceable by an operator key (--signing-key-file), which is how it is rotated. And one data dir, one
+// process: a second `tfgate serve` on it is refused.
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { keyIdFor, loadSigningKey } from '../../src/policy/bundle/index.js';
+import { api, CONFORMANCE, createApprovedPackage, startService } from '../helpers/service.js';
+import { design } from './fixtures.js';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'tfgate-signing-'));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+const publicKey = async (svc: { baseUrl: string; apiKey: string }) =>
+  (await api<{ key_id: string }>(svc, 'GET', `${CONFORMANCE}/public-key`)).body.key_id;
+
+describe('platform signing key', () => {
+  it('is generated on first start as a 0600 file, and rotated by starting with another key', async () => {
+    const apiKey = 'tfg_signing_bootstrap_key_0123456789';
+    const first = await startService({ dataDir, apiKey });
+    const generated = await publicKey(first);
+    const id = await createApprovedPackage(first, design('rotate'));
+    const before = await fetch(`${first.baseUrl}${CONFORMANCE}/packages/${id}/bundle`, {
+      headers: { 'X-Api-Key': apiKey },
+    });
+    const etag = before.headers.get('etag')!;
+    await first.stop();
+    expect(statSync(join(dataDir, 'signing-key.pem')).mode & 0o777).toBe(0o600);
+
+    const pem = generateKeyPairSync('rsa', { modulusLength: 2048 })
+      .privateKey.export({ type: 'pkcs8', format: 'pem' })
+      .toString();
+    const keyFile = join(dataDir, 'rotated.pem');
+    writeFileSync(keyFile, pem, { mode: 0o600 });
+    const rotated = await startService({ dataDir, apiKey, env: { TFGATE_SIGNING_KEY_FILE: keyFile } });
+    try {
+      const rotatedId = await publicKey(rotated);
+      expect(rotatedId).toBe(keyIdFor(loadSigningKey(pem)));
+      expect(rotatedId).not.toBe(generated);
+      // A new key is a new bundle revision: a client holding the old bundle fetches again.
+      const after = await fetch(`${rotated.baseUrl}${CONFORMANCE}/packages/${id}/bundle`, {
+        headers: { 'X-Api-Key': apiKey, 'If-None-Match': etag },
+      });
+      expect(after.status).toBe(200);
+      expect(after.headers.get('etag')).not.toBe(etag);
+    } finally {
+      await rotated.stop();
+    }
+  });
+
+  it('refuses a second tfgate serve on a data dir in use', async () => {
+    const running = await startService({ dataDir, process: true });
+    try {
+      await expect(startService({ dataDir })).rejects.toMatchObject({ code: 'data_dir_in_use' });
+    } finally {
+      await running.stop();
+    }
+    // Once it stopped, the data dir is free again.
+    const next = await startService({ dataDir });
+    await next.stop();
+  });
+});
