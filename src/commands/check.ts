@@ -11,7 +11,6 @@ import {
   reportTargetsSchema,
 } from '../options/common.js';
 import { fileSource, type PlanSource, stdinSource } from '../plan/index.js';
-import { Terraform } from '../terraform/index.js';
 import type { PlanEvaluator } from './evaluator.js';
 import { evaluatePlan, type PipelineOutcome } from './pipeline.js';
 
@@ -200,6 +199,8 @@ export async function planSource(
           cause: error,
         });
       });
+      // Loaded on demand (execa): only --plan-file runs terraform.
+      const { Terraform } = await import('../terraform/index.js');
       const terraform = await Terraform.open({ bin: plan.terraformBin, chdir: plan.chdir, env });
       return terraform.showJson(plan.path);
     }

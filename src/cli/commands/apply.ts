@@ -1,13 +1,12 @@
-// `tfgate apply`: commander wiring only; src/commands/apply.ts does the work.
+// `tfgate apply`: commander wiring only; src/commands/apply.ts does the work (loaded in the action).
 import type { Command } from 'commander';
-import { applyOptionsSchema, runApply } from '../../commands/apply.js';
 import { parseOptions } from '../../options/common.js';
 import { setExitCode } from '../program.js';
 import {
   addWrapperOptions,
   cliContext,
-  WRAPPER_FLAG_NAMES,
   type WrapperFlags,
+  wrapperFlagNames,
   wrapperInputFromFlags,
 } from './plan.js';
 
@@ -25,10 +24,11 @@ export function registerApply(program: Command): void {
     )
     .action(
       async (terraformArgs: string[], flags: WrapperFlags & { planFile?: string }, command: Command) => {
+        const { applyOptionsSchema, runApply } = await import('../../commands/apply.js');
         const options = parseOptions(
           applyOptionsSchema,
-          { ...wrapperInputFromFlags(flags, terraformArgs, process.env), planFile: flags.planFile },
-          WRAPPER_FLAG_NAMES,
+          { ...(await wrapperInputFromFlags(flags, terraformArgs, process.env)), planFile: flags.planFile },
+          await wrapperFlagNames(),
         );
         const result = await runApply(options, cliContext());
         setExitCode(command, result.exitCode);

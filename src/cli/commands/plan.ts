@@ -1,7 +1,8 @@
-// `tfgate plan`: commander wiring only; src/commands/plan.ts does the work.
+// `tfgate plan`: commander wiring only; src/commands/plan.ts does the work (loaded in the action, so other
+// commands start without terraform's and the policy's modules).
 import type { Command } from 'commander';
-import { FLAG_NAMES, type RouteFlags, routeInputFromFlags } from '../../commands/check.js';
-import { planOptionsSchema, runPlan, type WrapperContext } from '../../commands/plan.js';
+import type { RouteFlags } from '../../commands/check.js';
+import type { WrapperContext } from '../../commands/plan.js';
 import { collect, envBoolean, parseOptions, reportTargetsFromFlags } from '../../options/common.js';
 import { setExitCode } from '../program.js';
 import { createProgress, useColor } from '../progress.js';
@@ -52,11 +53,20 @@ export function addWrapperOptions(command: Command): Command {
     .option(
       '--advisory',
       'report findings but go ahead anyway, saying so loudly (env TFGATE_ADVISORY); also without a decision',
+    )
+    .addHelpText(
+      'after',
+      `\nterraform plan flags go after --, e.g.\n  tfgate ${command.name()} --package payments -- -var-file=prod.tfvars -target=module.queue`,
     );
 }
 
-/** Flags and environment → the input of wrapperOptionsSchema (validated by the caller's schema). */
-export function wrapperInputFromFlags(flags: WrapperFlags, terraformArgs: string[], env: NodeJS.ProcessEnv) {
+/** Flags and environment → the input of the command's option schema, validated there (flags named). */
+export async function wrapperInputFromFlags(
+  flags: WrapperFlags,
+  terraformArgs: string[],
+  env: NodeJS.ProcessEnv,
+) {
+  const { routeInputFromFlags } = await import('../../commands/check.js');
   return {
     route: routeInputFromFlags(flags, env),
     terraformBin: flags.terraformBin,
@@ -68,13 +78,17 @@ export function wrapperInputFromFlags(flags: WrapperFlags, terraformArgs: string
   };
 }
 
-export const WRAPPER_FLAG_NAMES: Record<string, string> = {
-  ...FLAG_NAMES,
-  terraformBin: '--terraform-bin',
-  chdir: '--chdir',
-  out: '--out',
-  planFile: '--plan-file',
-};
+export async function wrapperFlagNames(): Promise<Record<string, string>> {
+  const { FLAG_NAMES } = await import('../../commands/check.js');
+  return {
+    ...FLAG_NAMES,
+    terraformBin: '--terraform-bin',
+    chdir: '--chdir',
+    terraformArgs: 'terraform plan arguments (after --)',
+    out: '--out',
+    planFile: '--plan-file',
+  };
+}
 
 export function cliContext(): WrapperContext {
   return {
@@ -95,10 +109,11 @@ export function registerPlan(program: Command): void {
   )
     .option('--out <planfile>', 'keep the evaluated plan here for a later apply (only when nothing blocks)')
     .action(async (terraformArgs: string[], flags: WrapperFlags & { out?: string }, command: Command) => {
+      const { planOptionsSchema, runPlan } = await import('../../commands/plan.js');
       const options = parseOptions(
         planOptionsSchema,
-        { ...wrapperInputFromFlags(flags, terraformArgs, process.env), out: flags.out },
-        WRAPPER_FLAG_NAMES,
+        { ...(await wrapperInputFromFlags(flags, terraformArgs, process.env)), out: flags.out },
+        await wrapperFlagNames(),
       );
       const result = await runPlan(options, cliContext());
       setExitCode(command, result.exitCode);
