@@ -149,7 +149,10 @@ export async function withSession<T>(
   } finally {
     guard.dispose();
     await ready?.catch(() => undefined);
-    await evaluator?.close?.();
+    const closing = evaluator?.close?.();
+    // After a signal, a close that waits for an abandoned request (a hung service) must not hold tfgate.
+    if (guard.received === undefined) await closing;
+    else closing?.catch(() => {});
   }
 }
 
@@ -219,20 +222,30 @@ export async function evaluateStep(
   source: PlanSource,
 ): Promise<Evaluated> {
   let outcome: PipelineOutcome;
+  // No terraform state changes during evaluation, so a signal ends it at once, even a service that hangs.
+  let stopWaiting = () => {};
+  const interrupted = new Promise<never>((_, reject) => {
+    stopWaiting = session.guard.onSignal(() => reject(new Error('interrupted')));
+  });
   try {
     outcome = await context.progress.step(`Evaluate plan (${evaluator.description})`, () =>
-      evaluatePlan({
-        source,
-        evaluator,
-        minSeverity: options.minSeverity,
-        reports: options.reports,
-        advisory: options.advisory,
-        stdout: context.stdout,
-        // The pipeline's advisory notice becomes the wrapper's loud banner: here it means "going ahead".
-        stderr: { write: (m: string) => context.progress.banner(`${m.trim()}; terraform goes ahead anyway`) },
-        color: context.color,
-        env: context.env,
-      }),
+      raceInterrupt(
+        evaluatePlan({
+          source,
+          evaluator,
+          minSeverity: options.minSeverity,
+          reports: options.reports,
+          advisory: options.advisory,
+          stdout: context.stdout,
+          // The pipeline's advisory notice becomes the wrapper's loud banner: here it means "going ahead".
+          stderr: {
+            write: (m: string) => context.progress.banner(`${m.trim()}; terraform goes ahead anyway`),
+          },
+          color: context.color,
+          env: context.env,
+        }),
+        interrupted,
+      ),
     );
   } catch (error) {
     throwIfInterrupted(session.guard, 'evaluation', error);
@@ -242,9 +255,18 @@ export async function evaluateStep(
       `ADVISORY MODE: no decision could be reached (${failure.message}); terraform goes ahead anyway because --advisory was given`,
     );
     return { result: undefined, proceed: true, exitCode: ExitCode.ok };
+  } finally {
+    stopWaiting();
   }
   throwIfInterrupted(session.guard, 'evaluation');
   return { result: outcome.result, proceed: outcome.exitCode === ExitCode.ok, exitCode: outcome.exitCode };
+}
+
+/** The work, unless a signal comes first; the abandoned work's later failure is then of no interest. */
+function raceInterrupt<T>(work: Promise<T>, interrupted: Promise<never>): Promise<T> {
+  work.catch(() => {});
+  interrupted.catch(() => {});
+  return Promise.race([work, interrupted]);
 }
 
 /** Terraform's failure stays a terraform failure (exit 2); anything else in evaluation means no decision (4). */

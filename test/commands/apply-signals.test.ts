@@ -1,6 +1,8 @@
 // SIGINT during `tfgate apply`, through the built CLI as a user would hit Ctrl-C: tfgate forwards one
 // interrupt to terraform, waits for it to stop cleanly (lock released), cleans up and exits non-zero.
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -124,6 +126,42 @@ describe('signals', () => {
       ws.cleanup();
       rmSync(source, { recursive: true, force: true });
       rmSync(privateTmp, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('signals during evaluation (fake: a service that takes the upload and never answers)', () => {
+  it('SIGINT while the service hangs: tfgate stops waiting, exits 2 at once, nothing applied', async () => {
+    const server = createServer((req) => {
+      req.resume(); // take the whole plan, then never respond
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const ws = TerraformWorkspace.create(EXAMPLE_DIR);
+    try {
+      const child = execa(
+        'node',
+        [CLI_MAIN, 'apply', '--package', 'example-terraform', '--base-url', baseUrl, '--chdir', ws.dir],
+        {
+          env: { ...ws.env, TFGATE_API_KEY: 'tfg_hang', NO_COLOR: '1', CI: 'true' },
+          reject: false,
+          all: true,
+        },
+      );
+      await waitFor(child, '▶ Evaluate plan');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const signalled = Date.now();
+      child.kill('SIGINT');
+      const result = await child;
+      expect(result.exitCode).toBe(2);
+      expect(String(result.all)).toMatch(/error: interrupted by SIGINT during evaluation/);
+      // Well before the client's 300 s response timeout.
+      expect(Date.now() - signalled).toBeLessThan(10_000);
+      expect(ws.stateAddresses()).toEqual([]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      ws.cleanup();
     }
   });
 });

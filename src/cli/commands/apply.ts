@@ -5,6 +5,7 @@ import { setExitCode } from '../program.js';
 import {
   addWrapperOptions,
   cliContext,
+  exitPromptlyIfInterrupted,
   type WrapperFlags,
   wrapperFlagNames,
   wrapperInputFromFlags,
@@ -30,7 +31,7 @@ export function registerApply(program: Command): void {
           { ...(await wrapperInputFromFlags(flags, terraformArgs, process.env)), planFile: flags.planFile },
           await wrapperFlagNames(),
         );
-        const result = await runApply(options, cliContext());
+        const result = await exitPromptlyIfInterrupted(runApply(options, cliContext()));
         setExitCode(command, result.exitCode);
       },
     );

@@ -90,6 +90,19 @@ export async function wrapperFlagNames(): Promise<Record<string, string>> {
   };
 }
 
+/**
+ * After an interrupt, whatever was abandoned (a request to a hung service) must not keep tfgate alive:
+ * once the command has wound down, exit within a second even if a socket is still open.
+ */
+export async function exitPromptlyIfInterrupted<T>(run: Promise<T>): Promise<T> {
+  try {
+    return await run;
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'interrupted') setTimeout(() => process.exit(), 1000).unref();
+    throw error;
+  }
+}
+
 export function cliContext(): WrapperContext {
   return {
     progress: createProgress(),
@@ -115,7 +128,7 @@ export function registerPlan(program: Command): void {
         { ...(await wrapperInputFromFlags(flags, terraformArgs, process.env)), out: flags.out },
         await wrapperFlagNames(),
       );
-      const result = await runPlan(options, cliContext());
+      const result = await exitPromptlyIfInterrupted(runPlan(options, cliContext()));
       setExitCode(command, result.exitCode);
     });
 }
