@@ -251,6 +251,23 @@ describe('tfgate plan and apply --plan-file', () => {
     expect(JSON.stringify(ws.readState())).toContain('"v2"');
   });
 
+  it('never applies a saved errored plan (terraform wrote it anyway): exit 2, explained', async () => {
+    const ws = workspace();
+    writeFileSync(
+      join(ws.dir, 'check.tf'),
+      'resource "terraform_data" "guarded" {\n  lifecycle {\n    precondition {\n      condition     = var.release == "v9"\n      error_message = "release must be v9"\n    }\n  }\n}\n',
+    );
+    await ws.run(['plan', '-input=false', '-no-color', '-out=errored.tfplan'], { allowFailure: true });
+    expect(existsSync(join(ws.dir, 'errored.tfplan'))).toBe(true);
+    const error = (await runApply(
+      { route: route(sanctioned), chdir: ws.dir, planFile: join(ws.dir, 'errored.tfplan') },
+      capture(ws.env).context,
+    ).catch((e: unknown) => e)) as TfgateError;
+    expect(error.code).toBe('incomplete_plan');
+    expect(error.exitCode).toBe(ExitCode.terraform);
+    expect(ws.stateAddresses()).toEqual([]);
+  });
+
   it('rejects plan flags with --plan-file: they cannot change a saved plan', async () => {
     const ws = workspace();
     await expect(
