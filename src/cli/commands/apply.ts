@@ -21,7 +21,7 @@ export function registerApply(program: Command): void {
   )
     .option(
       '--plan-file <planfile>',
-      'apply this saved plan (from `tfgate plan --out`, e.g. Atlantis $PLANFILE) after evaluating it again, instead of planning',
+      'apply this saved plan (from `tfgate plan --out`, e.g. Atlantis $PLANFILE) after evaluating it again, instead of planning (relative to the current directory, not --chdir)',
     )
     .action(
       async (terraformArgs: string[], flags: WrapperFlags & { planFile?: string }, command: Command) => {

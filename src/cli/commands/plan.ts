@@ -120,7 +120,10 @@ export function registerPlan(program: Command): void {
         'Run terraform plan and evaluate the plan against the approved design, without applying: exit 0 pass, 2 terraform failed, 3 blocked, 4 no decision.',
       ),
   )
-    .option('--out <planfile>', 'keep the evaluated plan here for a later apply (only when nothing blocks)')
+    .option(
+      '--out <planfile>',
+      'keep the evaluated plan here for a later apply, only when nothing blocks (relative to the current directory, not --chdir)',
+    )
     .action(async (terraformArgs: string[], flags: WrapperFlags & { out?: string }, command: Command) => {
       const { planOptionsSchema, runPlan } = await import('../../commands/plan.js');
       const options = parseOptions(
