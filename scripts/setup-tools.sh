@@ -6,6 +6,7 @@
 #   - PostgreSQL server binaries from Debian's packages, when initdb is missing;
 #   - cdktf-cli, pinned, in its own prefix under the cache (never in the repo: it would shadow the
 #     example's self-reference import of tfgate/cdktf), for the real `cdktf synth` test.
+# Usage: setup-tools.sh [opa] [terraform] [postgresql] [cdktf-cli]   (no argument: all of them)
 set -euo pipefail
 
 OPA_VERSION="${TFGATE_OPA_VERSION:-v1.22.2}"
@@ -17,49 +18,60 @@ bin="$root/.tools/bin"
 mkdir -p "$bin" "$cache"
 
 log() { printf 'setup-tools: %s\n' "$*" >&2; }
+components=" ${*:-opa terraform postgresql cdktf-cli} "
+wants() { [[ "$components" == *" $1 "* ]]; }
 
-# --- OPA ---------------------------------------------------------------------------------------
-opa_dir="$cache/opa-$OPA_VERSION"
-if [ ! -x "$opa_dir/opa" ]; then
-  log "building opa $OPA_VERSION with go install (a few minutes on a fresh machine)"
-  mkdir -p "$opa_dir"
-  GOBIN="$opa_dir" GOFLAGS=-mod=mod go install "github.com/open-policy-agent/opa@$OPA_VERSION"
-fi
-ln -sf "$opa_dir/opa" "$bin/opa"
-log "opa: $("$bin/opa" version | head -1)"
+install_opa() {
+  local dir="$cache/opa-$OPA_VERSION"
+  if [ ! -x "$dir/opa" ]; then
+    log "building opa $OPA_VERSION with go install (a few minutes on a fresh machine)"
+    mkdir -p "$dir"
+    GOBIN="$dir" GOFLAGS=-mod=mod go install "github.com/open-policy-agent/opa@$OPA_VERSION"
+  fi
+  ln -sf "$dir/opa" "$bin/opa"
+  log "opa: $("$bin/opa" version | head -1)"
+}
 
-# --- terraform -----------------------------------------------------------------------------------
-if command -v terraform >/dev/null 2>&1; then
-  log "terraform: $(terraform version | head -1) (from PATH)"
-else
-  tf_dir="$cache/terraform-$TERRAFORM_VERSION"
-  if [ ! -x "$tf_dir/terraform" ]; then
+install_terraform() {
+  if command -v terraform >/dev/null 2>&1; then
+    log "terraform: $(terraform version 2>/dev/null | head -1) (from PATH)"
+    return
+  fi
+  local dir="$cache/terraform-$TERRAFORM_VERSION" src
+  if [ ! -x "$dir/terraform" ]; then
     log "terraform not on PATH: building $TERRAFORM_VERSION from source (several minutes)"
-    mkdir -p "$tf_dir"
-    src="$(cd "$tf_dir" && GOFLAGS=-mod=mod go mod download -json "github.com/hashicorp/terraform@$TERRAFORM_VERSION" |
+    mkdir -p "$dir"
+    src="$(cd "$dir" && GOFLAGS=-mod=mod go mod download -json "github.com/hashicorp/terraform@$TERRAFORM_VERSION" |
       sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
     [ -n "$src" ] || { log "could not download the terraform module"; exit 1; }
-    (cd "$src" && CGO_ENABLED=0 go build -o "$tf_dir/terraform.tmp" . && mv "$tf_dir/terraform.tmp" "$tf_dir/terraform")
+    (cd "$src" && CGO_ENABLED=0 go build -o "$dir/terraform.tmp" . && mv "$dir/terraform.tmp" "$dir/terraform")
   fi
-  ln -sf "$tf_dir/terraform" "$bin/terraform"
-  log "terraform: $("$bin/terraform" version | head -1) (built)"
-fi
+  ln -sf "$dir/terraform" "$bin/terraform"
+  log "terraform: $("$bin/terraform" version 2>/dev/null | head -1) (built)"
+}
 
-# --- PostgreSQL (server) -----------------------------------------------------------------------
-if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
-  log "installing PostgreSQL from Debian's packages"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq postgresql >/dev/null
-  # The Debian package starts a cluster on 5432; the tests start their own, so stop it.
-  (command -v service >/dev/null && service postgresql stop) >/dev/null 2>&1 || true
-fi
-log "postgresql: $(ls -d /usr/lib/postgresql/*/bin | head -1)"
+install_postgresql() {
+  if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+    log "installing PostgreSQL from Debian's packages"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq postgresql >/dev/null
+    # The package starts a cluster on 5432; the tests start their own, so stop it.
+    (command -v service >/dev/null && service postgresql stop) >/dev/null 2>&1 || true
+  fi
+  log "postgresql: $(ls -d /usr/lib/postgresql/*/bin | head -1)"
+}
 
-# --- cdktf-cli -----------------------------------------------------------------------------------
-cdktf_dir="$cache/cdktf-cli-$CDKTF_CLI_VERSION"
-if [ ! -x "$cdktf_dir/node_modules/.bin/cdktf" ]; then
-  log "installing cdktf-cli $CDKTF_CLI_VERSION into $cdktf_dir"
-  npm install --prefix "$cdktf_dir" --no-audit --no-fund --loglevel=error "cdktf-cli@$CDKTF_CLI_VERSION" >/dev/null
-fi
-log "cdktf-cli: $cdktf_dir/node_modules/.bin/cdktf"
+install_cdktf_cli() {
+  local dir="$cache/cdktf-cli-$CDKTF_CLI_VERSION"
+  if [ ! -x "$dir/node_modules/.bin/cdktf" ]; then
+    log "installing cdktf-cli $CDKTF_CLI_VERSION into $dir"
+    npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "cdktf-cli@$CDKTF_CLI_VERSION" >/dev/null
+  fi
+  log "cdktf-cli: $dir/node_modules/.bin/cdktf"
+}
+
+if wants opa; then install_opa; fi
+if wants terraform; then install_terraform; fi
+if wants postgresql; then install_postgresql; fi
+if wants cdktf-cli; then install_cdktf_cli; fi
