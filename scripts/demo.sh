@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# The whole tfgate loop on this machine, with real terraform and the embedded service:
+#   1. a blocked apply, with nothing applied;
+#   2. a drift finding, acknowledged with a reason and recorded for audit;
+#   3. a passing apply;
+#   4. a release gate call (tfgate gate, and curl -f).
+# Each step checks its own outcome, so the demo fails loudly if tfgate ever behaves otherwise.
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+
+say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+note() { printf '   %s\n' "$*"; }
+die() { printf 'demo: %s\n' "$*" >&2; exit 1; }
+
+# --- set-up: dependencies, build, terraform ------------------------------------------------------
+if [ ! -d node_modules ]; then npm ci --no-audit --no-fund --loglevel=error; fi
+if [ ! -f dist/cli/main.js ] || [ -n "$(find src policy -newer dist/cli/main.js -print -quit)" ]; then
+  npm run --silent build
+fi
+bash scripts/setup-tools.sh terraform
+export PATH="$root/.tools/bin:$PATH"
+tfgate() { node "$root/dist/cli/main.js" "$@"; }
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/tfgate-demo.XXXXXX")"
+service_pid=""
+cleanup() {
+  if [ -n "$service_pid" ]; then kill "$service_pid" 2>/dev/null && wait "$service_pid" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# Terraform quietly, in automation mode, without the user's CLI configuration.
+: >"$work/terraformrc"
+export TF_CLI_CONFIG_FILE="$work/terraformrc" TF_IN_AUTOMATION=1 CHECKPOINT_DISABLE=1 NO_COLOR=1
+
+# --- the service -------------------------------------------------------------------------------
+say "Starting tfgate serve (embedded store in a throwaway directory)"
+TFGATE_API_KEY="demo-$(node -e 'process.stdout.write(require("node:crypto").randomBytes(24).toString("hex"))')"
+export TFGATE_API_KEY # from a secret store in real pipelines; never on a command line
+TFGATE_BOOTSTRAP_API_KEY="$TFGATE_API_KEY" TFGATE_LOG_LEVEL=warn \
+  node "$root/dist/cli/main.js" serve --port 0 --data-dir "$work/data" --log-level info >"$work/service.log" 2>&1 &
+service_pid=$!
+for _ in $(seq 1 200); do
+  TFGATE_BASE_URL="$(sed -n 's/.*"msg":"listening".*"url":"\([^"]*\)".*/\1/p' "$work/service.log" | head -1)"
+  [ -n "$TFGATE_BASE_URL" ] && break
+  kill -0 "$service_pid" 2>/dev/null || die "tfgate serve exited: $(cat "$work/service.log")"
+  sleep 0.1
+done
+[ -n "$TFGATE_BASE_URL" ] || die "tfgate serve did not start: $(cat "$work/service.log")"
+export TFGATE_BASE_URL
+api="$TFGATE_BASE_URL/v1/analysis/conformance"
+note "listening on $TFGATE_BASE_URL"
+
+# curl with the key sent on stdin, so it never appears in a process list.
+call() { printf 'X-Api-Key: %s\n' "$TFGATE_API_KEY" | curl -sS -H @- "$@"; }
+
+say "Approving the design of package 'demo'"
+cat >"$work/design.yaml" <<'YAML'
+package_id: demo
+name: Demo payments system
+sanctioned_kinds: [generic_data]
+capabilities:
+  - name: ledger          # the ledger capability needs its database
+    depends_on: ["terraform_data.ledger"]
+  - name: audit-trail     # ...and an audit log that the team has not created yet
+    depends_on: ["terraform_data.audit_log"]
+catalog:
+  terraform_data: generic_data   # terraform_data stands in for cloud resources here
+YAML
+sed 's/^/   | /' "$work/design.yaml"
+call -f -o /dev/null -X PUT -H 'Content-Type: application/yaml' --data-binary @"$work/design.yaml" "$api/packages/demo"
+call -f -o /dev/null -X POST "$api/packages/demo/approve"
+note "approved"
+
+say "The system as it runs today: terraform apply (plain terraform, before tfgate)"
+cp "$root/examples/terraform/main.tf" "$work/main.tf"
+terraform -chdir="$work" init -input=false >/dev/null
+terraform -chdir="$work" apply -input=false -auto-approve >/dev/null
+note "state: $(terraform -chdir="$work" state list | tr '\n' ' ')"
+
+# --- 1. a blocked apply ------------------------------------------------------------------------
+say "1. tfgate apply of a change that destroys the ledger's database"
+set +e
+tfgate apply --package demo --chdir "$work" -- -var ledger_enabled=false
+code=$?
+set -e
+[ "$code" -eq 3 ] || die "expected exit 3 (blocked), got $code"
+terraform -chdir="$work" state list | grep -q '^terraform_data.ledger\[0\]$' || die "the ledger was destroyed"
+note "exit 3: blocked; terraform_data.ledger[0] is still in the state, nothing was applied"
+
+# --- 2. drift, acknowledged --------------------------------------------------------------------
+say "2. Drift: push the observed state, check it, and acknowledge the finding"
+tfgate state push --package demo --chdir "$work"
+call -f -o /dev/null -X POST "$api/packages/demo/drift-checks"
+set +e
+tfgate gate --package demo
+code=$?
+set -e
+[ "$code" -eq 3 ] || die "expected the gate to block on the open drift finding, got exit $code"
+finding_id="$(call -f "$api/packages/demo/findings?status=open" |
+  node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const f=JSON.parse(s).findings.find(x=>x.rule==="capability_dependency_missing");if(!f)process.exit(1);process.stdout.write(f.id)})')"
+note "open finding $finding_id: the audit-trail capability depends on terraform_data.audit_log, which does not exist"
+call -f -o /dev/null -X POST -H 'Content-Type: application/json' \
+  --data '{"reason":"audit log moves to the new platform in Q1; tracked in PAY-142"}' \
+  "$api/packages/demo/findings/$finding_id/acknowledge"
+note "acknowledged. The audit log records who, when and why:"
+call -f "$api/packages/demo/audit" |
+  node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{for(const e of JSON.parse(s).entries.filter(e=>e.event==="finding_acknowledged"))console.log("   |",JSON.stringify(e))})'
+
+# --- 3. a passing apply ------------------------------------------------------------------------
+say "3. tfgate apply of a sanctioned change (release v2, an in-place update)"
+tfgate apply --package demo --chdir "$work" -- -var release=v2
+[ "$(terraform -chdir="$work" output -raw queue_id 2>/dev/null)" != "" ] || die "the apply did not run"
+terraform -chdir="$work" show -json | grep -q '"release":"v2"' || die "release v2 was not applied"
+note "exit 0: applied"
+
+# --- 4. the release gate -----------------------------------------------------------------------
+say "4. The release gate"
+tfgate gate --package demo --refresh
+note "tfgate gate: exit 0 (the only open finding is acknowledged, and acknowledged findings never block)"
+call -f -o /dev/null -X POST "$api/packages/demo/gate?fail_status=true&min_severity=high"
+note "curl -f on the gate with fail_status=true: passed"
+
+say "Done: blocked, acknowledged, applied, gated."
