@@ -25,7 +25,13 @@ const RETRYABLE_CODES = new Set([
   'UND_ERR_BODY_TIMEOUT',
   'UND_ERR_SOCKET',
   'UND_ERR_CLOSED',
+  // The connection died under a streamed body: undici aborts the request body (service gone mid-upload).
+  'UND_ERR_ABORTED',
+  'ECONNABORTED',
 ]);
+
+/** How a dropped connection reads when the error carries no code (undici's SocketError, Node's http). */
+const CONNECTION_LOST_MESSAGE = /other side closed|socket hang up/i;
 
 const MAX_JSON_BODY_BYTES = 64 * 1024 * 1024;
 
@@ -67,8 +73,45 @@ function errorCode(error: unknown): string | undefined {
   return undefined;
 }
 
-function isNetworkError(code: string | undefined): boolean {
-  return code !== undefined && (RETRYABLE_CODES.has(code) || code.startsWith('UND_ERR') || isTlsError(code));
+/** Every error in the cause chain (undici and stream errors wrap the socket's). */
+function causeChain(error: unknown): unknown[] {
+  const chain: unknown[] = [];
+  for (
+    let e: unknown = error;
+    e && chain.length < 5 && !chain.includes(e);
+    e = (e as { cause?: unknown }).cause
+  ) {
+    chain.push(e);
+  }
+  return chain;
+}
+
+/**
+ * The code of a lost or refused connection anywhere in the cause chain, or undefined. These are retried
+ * (a reopenable plan is re-streamed from its first byte); TLS failures are not among them.
+ */
+export function connectionErrorCode(error: unknown): string | undefined {
+  for (const e of causeChain(error)) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && RETRYABLE_CODES.has(code)) return code;
+    const message = (e as { message?: unknown }).message;
+    if (typeof message === 'string' && CONNECTION_LOST_MESSAGE.test(message)) {
+      return typeof code === 'string' ? code : 'UND_ERR_SOCKET';
+    }
+  }
+  return undefined;
+}
+
+/**
+ * True for an error the transport caused rather than the plan source: undici passes the socket's error to
+ * the request body it destroys, and that must not read as "the plan could not be read".
+ */
+function isTransportError(error: unknown): boolean {
+  if (connectionErrorCode(error) !== undefined) return true;
+  return causeChain(error).some((e) => {
+    const code = (e as { code?: unknown }).code;
+    return typeof code === 'string' && (code.startsWith('UND_ERR') || isTlsError(code));
+  });
 }
 
 function isTlsError(code: string | undefined): boolean {
@@ -139,14 +182,13 @@ export class ServiceTransport {
     const canRetry = spec.body === undefined || spec.body.reopenable;
     const maxAttempts = canRetry ? this.#config.maxAttempts : 1;
     for (let attempt = 1; ; attempt++) {
-      let sourceError: unknown;
+      let bodyError: unknown;
       let stream: Readable | undefined;
       try {
         if (spec.body) {
           stream = spec.body.open();
           stream.once('error', (error) => {
-            // undici may destroy the body with the socket's error; only the source's own failures count.
-            if (!isNetworkError(errorCode(error))) sourceError = error;
+            bodyError = error;
           });
         }
         const res = await request(url, {
@@ -169,10 +211,15 @@ export class ServiceTransport {
         }
         return { status: res.statusCode, headers: res.headers, body: res.body, attempts: attempt };
       } catch (error) {
+        // undici destroys the body with the socket's error when the connection dies mid-upload: only the
+        // source's own failure (a missing file, terraform show failing) means the plan could not be read.
+        const streamError = bodyError ?? stream?.errored ?? undefined;
         stream?.destroy();
-        if (sourceError !== undefined) throw this.#sourceFailure(spec, sourceError);
-        const code = errorCode(error);
-        const retryable = code !== undefined && RETRYABLE_CODES.has(code) && !isTlsError(code);
+        if (streamError !== undefined && !isTransportError(streamError)) {
+          throw this.#sourceFailure(spec, streamError);
+        }
+        const code = connectionErrorCode(error) ?? errorCode(error);
+        const retryable = connectionErrorCode(error) !== undefined && !isTlsError(code);
         if (retryable && attempt < maxAttempts) {
           await this.#sleep(this.backoffMs(attempt));
           continue;

@@ -1,8 +1,14 @@
 // Retries, timeouts and re-streaming. These faults (502/503/504, 429 with Retry-After, a dropped connection)
 // are ones the real service cannot produce on demand, so every server here is a fault fake, and says so.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { afterEach, describe, expect, it } from 'vitest';
+import { errors as undiciErrors } from 'undici';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { connectionErrorCode } from '../../src/client/http.js';
 import { RemoteEvaluator, retryAfterMs, ServiceClient } from '../../src/client/index.js';
 import { isTfgateError, type TfgateError } from '../../src/errors/index.js';
 import { bufferSource, fileSource, type PlanSource } from '../../src/plan/index.js';
@@ -155,6 +161,75 @@ describe('re-streaming a retried evaluation (fault fakes)', () => {
     expect(server.requests[1]?.body?.toString()).toBe(plan);
   });
 
+  describe('a plan file of several read chunks, cut midway (fault fakes)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tfgate-upload-cut-'));
+    const planFile = join(dir, 'plan.json');
+    // Four read chunks (1 MiB each, READ_CHUNK_BYTES), so the cut lands while the client is still writing.
+    const bigPlan = JSON.stringify({
+      format_version: '1.2',
+      resource_changes: Array.from({ length: 60_000 }, (_, i) => ({ address: `terraform_data.n${i}` })),
+      padding: 'x'.repeat(2 * 1024 * 1024),
+    });
+    writeFileSync(planFile, bigPlan);
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+    /** Attempt 1: read about 1.5 MiB, then close the connection without answering ("other side closed"). */
+    function cutFirstUpload(cut: (req: IncomingMessage) => void) {
+      return startLoopback(async (req, res, recorded, attempt) => {
+        if (attempt === 1) {
+          let received = 0;
+          req.on('data', (chunk: Buffer) => {
+            received += chunk.length;
+            if (received > 1_500_000 && recorded.body === undefined) {
+              recorded.body = Buffer.alloc(received);
+              cut(req);
+            }
+          });
+          return;
+        }
+        await readBody(req, recorded);
+        sendJson(res, 200, evaluation({ decision: 'pass', findings: [] }));
+      });
+    }
+
+    for (const [how, cut] of [
+      ['closes the connection', (req: IncomingMessage) => req.socket.end()],
+      ['resets the connection', (req: IncomingMessage) => req.socket.resetAndDestroy()],
+    ] as const) {
+      it(`fault fake: the service ${how} midway through the first upload; one retry re-streams the whole file`, async () => {
+        server = await cutFirstUpload(cut);
+        const { client, sleeps } = await clientFor(server.baseUrl, { TFGATE_RETRY_BASE_DELAY_MS: '100' });
+        const result = await new RemoteEvaluator(client, 'payments').evaluate(fileSource(planFile), 'high');
+        expect(result.decision).toBe('pass');
+        expect(server.requests).toHaveLength(2);
+        // The first upload really was cut part way, and the retry waited one backoff.
+        expect(server.requests[0]?.body?.length).toBeLessThan(Buffer.byteLength(bigPlan));
+        expect(sleeps).toEqual([75]);
+        expect(server.requests[1]?.body?.equals(Buffer.from(bigPlan))).toBe(true);
+      });
+    }
+
+    it('fault fake: a service that cuts every upload is no decision (exit 4) after the configured retries', async () => {
+      server = await startLoopback((req) => {
+        let received = 0;
+        req.on('data', (chunk: Buffer) => {
+          received += chunk.length;
+          if (received > 1_500_000) req.socket.end();
+        });
+      });
+      const { client, sleeps } = await clientFor(server.baseUrl, { TFGATE_RETRIES: '2' });
+      const error = await failure(
+        new RemoteEvaluator(client, 'payments').evaluate(fileSource(planFile), 'high'),
+      );
+      expect(error.exitCode).toBe(4);
+      expect(error.code).toBe('service_unreachable');
+      expect(error.message).toMatch(/after 3 attempts/);
+      expect(error.details).toMatchObject({ attempts: 3 });
+      expect(server.requests).toHaveLength(3);
+      expect(sleeps).toHaveLength(2);
+    });
+  });
+
   it('fault fake: a one-shot source (stdin) is never retried, and the error says why', async () => {
     server = await startLoopback((req) => {
       req.once('data', () => req.socket.destroy());
@@ -201,6 +276,28 @@ describe('re-streaming a retried evaluation (fault fakes)', () => {
     );
     expect(error.code).toBe('plan_unreadable');
     expect(error.message).toContain('/nonexistent/plan.json');
+    // A plan that cannot be read is not the service's fault: it is never retried.
+    expect(server.requests.length).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('what counts as a lost connection', () => {
+  it("undici's socket and body errors, and a socket error wrapped as a cause, are connection errors", () => {
+    expect(connectionErrorCode(new undiciErrors.SocketError('other side closed'))).toBe('UND_ERR_SOCKET');
+    expect(connectionErrorCode(new undiciErrors.RequestAbortedError())).toBe('UND_ERR_ABORTED');
+    const reset = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
+    expect(connectionErrorCode(new Error('upload failed', { cause: reset }))).toBe('ECONNRESET');
+    const wrapped = Object.assign(new Error('aborted', { cause: reset }), { code: 'ABORT_ERR' });
+    expect(connectionErrorCode(wrapped)).toBe('ECONNRESET');
+    expect(connectionErrorCode(new Error('other side closed'))).toBe('UND_ERR_SOCKET');
+    expect(connectionErrorCode(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }))).toBe('EPIPE');
+  });
+
+  it('a plan-read failure and a TLS failure are not', () => {
+    expect(connectionErrorCode(Object.assign(new Error('no such file'), { code: 'ENOENT' }))).toBeUndefined();
+    expect(
+      connectionErrorCode(Object.assign(new Error('self-signed'), { code: 'DEPTH_ZERO_SELF_SIGNED_CERT' })),
+    ).toBeUndefined();
   });
 });
 

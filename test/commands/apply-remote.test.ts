@@ -154,9 +154,12 @@ describe('fault server (fake: accepts the upload, then destroys the socket midwa
       run.context,
     ).catch((e: unknown) => e)) as TfgateError;
     expect(error.exitCode).toBe(ExitCode.noDecision);
-    // The upload had started: the plan was streaming when the connection was cut.
-    expect(attempts.length).toBeGreaterThanOrEqual(1);
-    expect(attempts[0]).toBeGreaterThan(0);
+    // The upload had started every time: the plan was re-streamed (terraform show -json run again) and
+    // retried with backoff, 1 + TFGATE_RETRIES attempts, before failing closed.
+    expect(attempts).toHaveLength(3);
+    expect(attempts.every((received) => received > 0)).toBe(true);
+    expect(error.code).toBe('service_unreachable');
+    expect(error.details).toMatchObject({ attempts: 3 });
     expect(run.progress()).not.toContain('> terraform apply');
     expect(ws.stateAddresses()).toEqual([]);
   });
