@@ -11,6 +11,7 @@ import {
   reportTargetsSchema,
 } from '../options/common.js';
 import { fileSource, type PlanSource, stdinSource } from '../plan/index.js';
+import { advisoryWithoutDecision } from './advisory.js';
 import type { PlanEvaluator } from './evaluator.js';
 import { evaluatePlan, type PipelineOutcome } from './pipeline.js';
 
@@ -166,9 +167,22 @@ export interface CheckContext {
 
 export async function runCheck(input: CheckOptions, context: CheckContext): Promise<PipelineOutcome> {
   const options = checkOptionsSchema.parse(input);
-  // The evaluator first: a bad bundle or key is refused before any plan byte is read.
-  const evaluator = await openEvaluator(options.route, context);
-  const source = await planSource(options.plan, context.env);
+  let evaluator: PlanEvaluator;
+  let source: PlanSource;
+  try {
+    // The evaluator first: a bad bundle or key is refused before any plan byte is read.
+    evaluator = await openEvaluator(options.route, context);
+    source = await planSource(options.plan, context.env).catch(async (error: unknown) => {
+      await evaluator.close?.();
+      throw error;
+    });
+  } catch (error) {
+    // No decision (a bad bundle, an unreadable plan): advisory mode notes it loudly and exits 0.
+    return {
+      result: undefined,
+      exitCode: advisoryWithoutDecision(error, { advisory: options.advisory, stderr: context.stderr }),
+    };
+  }
   try {
     return await evaluatePlan({
       source,

@@ -1,7 +1,13 @@
 // `tfgate gate`: the release-job gate. It asks the service with fail_status=true and trusts the status
 // (200 pass, 409 blocked), so it works against any implementation of the interface.
 import { z } from 'zod';
-import { type ClientFlags, clientFlagsSchema, ServiceClient, type TransportDeps } from '../client/index.js';
+import {
+  type ClientFlags,
+  clientFlagsSchema,
+  type GateOutcome,
+  ServiceClient,
+  type TransportDeps,
+} from '../client/index.js';
 import { ExitCode } from '../errors/index.js';
 import type { GateResult } from '../model/index.js';
 import {
@@ -13,6 +19,7 @@ import {
   reportTargetsSchema,
 } from '../options/common.js';
 import { emitReports, type ReportSubject, summaryLine } from '../report/index.js';
+import { advisoryWithoutDecision } from './advisory.js';
 
 /** The contract's package id: `[a-z0-9][a-z0-9._-]{0,62}`. */
 export const packageIdSchema = z
@@ -88,9 +95,10 @@ export interface GateContext {
 }
 
 export interface GateCommandOutcome {
-  /** 0 pass (or advisory), 3 blocked. No decision is a thrown TfgateError (exit 4), never an outcome. */
+  /** 0 pass (or advisory), 3 blocked. No decision is a thrown TfgateError (exit 4), unless advisory. */
   exitCode: ExitCode;
-  result: GateResult;
+  /** Undefined only in advisory mode when no decision could be reached (stderr says why). */
+  result: GateResult | undefined;
   detailsUnavailable?: string;
 }
 
@@ -98,10 +106,19 @@ export async function runGate(input: GateOptions, context: GateContext): Promise
   const options = gateOptionsSchema.parse(input);
   const client = await ServiceClient.fromOptions(options.client, context.env, context.transport);
   try {
-    const outcome = await client.gate(options.packageId, {
-      minSeverity: options.minSeverity,
-      refresh: options.refresh,
-    });
+    let outcome: GateOutcome;
+    try {
+      outcome = await client.gate(options.packageId, {
+        minSeverity: options.minSeverity,
+        refresh: options.refresh,
+      });
+    } catch (error) {
+      // No decision (service unreachable, 401/403/404, a timeout): advisory mode notes it and exits 0.
+      return {
+        result: undefined,
+        exitCode: advisoryWithoutDecision(error, { advisory: options.advisory, stderr: context.stderr }),
+      };
+    }
     const subject: ReportSubject = {
       kind: 'gate',
       result: outcome.result,

@@ -3,6 +3,7 @@ import { ExitCode, isTfgateError, NoDecisionError } from '../errors/index.js';
 import type { EvaluationResult, Severity } from '../model/index.js';
 import type { PlanSource } from '../plan/index.js';
 import { emitReports, type ReportTarget } from '../report/index.js';
+import { advisoryWithoutDecision } from './advisory.js';
 import type { PlanEvaluator } from './evaluator.js';
 
 export interface PipelineOptions {
@@ -11,7 +12,10 @@ export interface PipelineOptions {
   minSeverity: Severity;
   /** Each report goes to stdout (no path) or to its file, written whole (temp + rename). */
   reports: readonly ReportTarget[];
-  /** A block is reported, and said loudly on stderr, but exits 0. Errors still throw. */
+  /**
+   * A block is reported, and a missing decision (exit 4) noted, loudly on stderr, and both exit 0. Usage
+   * errors and terraform failures still throw.
+   */
   advisory: boolean;
   stdout: { write(chunk: string): unknown; isTTY?: boolean };
   stderr: { write(chunk: string): unknown };
@@ -20,13 +24,19 @@ export interface PipelineOptions {
 }
 
 export interface PipelineOutcome {
-  result: EvaluationResult;
-  /** 0 pass (or advisory), 3 blocked. No decision is a thrown TfgateError (exit 4), never an outcome. */
+  /** Undefined only in advisory mode when no decision could be reached (stderr says why). */
+  result: EvaluationResult | undefined;
+  /** 0 pass (or advisory), 3 blocked. No decision is a thrown TfgateError (exit 4), unless advisory. */
   exitCode: ExitCode;
 }
 
 export async function evaluatePlan(options: PipelineOptions): Promise<PipelineOutcome> {
-  const result = await options.evaluator.evaluate(options.source, options.minSeverity).catch(noDecision);
+  let result: EvaluationResult;
+  try {
+    result = await options.evaluator.evaluate(options.source, options.minSeverity).catch(noDecision);
+  } catch (error) {
+    return { result: undefined, exitCode: advisoryWithoutDecision(error, options) };
+  }
   await emitReports({ kind: 'evaluation', result, advisory: options.advisory }, options.reports, options);
   if (result.decision === 'pass') return { result, exitCode: ExitCode.ok };
   if (options.advisory) {

@@ -250,7 +250,8 @@ export async function evaluateStep(
   } catch (error) {
     throwIfInterrupted(session.guard, 'evaluation', error);
     const failure = asNoDecision(error);
-    if (!options.advisory) throw failure;
+    // Advisory mode goes ahead without a decision, never past a terraform failure (exit 2).
+    if (!options.advisory || failure instanceof TerraformError) throw failure;
     context.progress.banner(
       `ADVISORY MODE: no decision could be reached (${failure.message}); terraform goes ahead anyway because --advisory was given`,
     );

@@ -164,3 +164,31 @@ describe('tfgate check usage errors (exit 1)', () => {
     expect(result.stderr).toMatch(message);
   });
 });
+
+describe('tfgate check --advisory: no decision exits 0, said loudly; usage errors still fail', () => {
+  it('a plan that is not JSON: exit 0 with an ADVISORY MODE line that carries the error', async () => {
+    const strict = await checkWith(bundlePath, publicKeyPath, BAD_INPUTS.notJson);
+    expect(strict.exitCode).toBe(4);
+    const reason = strict.stderr.replace(/^error: /, '').split('\n')[0] ?? '';
+    const result = await checkWith(bundlePath, publicKeyPath, BAD_INPUTS.notJson, '--advisory');
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^ADVISORY MODE: no decision could be reached \(/m);
+    expect(result.stderr).toContain(reason);
+  });
+
+  it('a bundle signed with another key (TFGATE_ADVISORY=true): exit 0, naming the failure', async () => {
+    const result = await runCli(
+      ['check', '--plan-json', planPath, '--bundle', bundlePath, '--public-key', otherPublicKeyPath],
+      { env: { TFGATE_ADVISORY: 'true' } },
+    );
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toMatch(/^ADVISORY MODE: no decision could be reached \(.*does not verify/m);
+  });
+
+  it('a usage error is still exit 1', async () => {
+    const result = await runCli(['check', '--plan-json', planPath, '--advisory']);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).not.toContain('ADVISORY MODE');
+  });
+});

@@ -49,7 +49,7 @@ describe('tfgate gate against the real service', () => {
     const { out, context } = io();
     const outcome = await runGate(options('gate-clean'), context);
     expect(outcome.exitCode).toBe(0);
-    expect(outcome.result.decision).toBe('pass');
+    expect(outcome.result?.decision).toBe('pass');
     expect(out.stdout).toMatch(/^PASS: 0 blocking drift findings/);
   });
 
@@ -66,7 +66,7 @@ describe('tfgate gate against the real service', () => {
     const { out, context } = io();
     const outcome = await runGate(options('gate-drift', { minSeverity: 'critical' }), context);
     expect(outcome.exitCode).toBe(3);
-    expect(outcome.result.blocking.map((f) => f.rule)).toEqual(['capability_dependency_missing']);
+    expect(outcome.result?.blocking.map((f) => f.rule)).toEqual(['capability_dependency_missing']);
     expect(out.stdout).toMatch(/^FAIL: 1 failures/);
   });
 
@@ -74,7 +74,7 @@ describe('tfgate gate against the real service', () => {
     const { out, context } = io();
     const outcome = await runGate(options('gate-drift', { advisory: true }), context);
     expect(outcome.exitCode).toBe(0);
-    expect(outcome.result.decision).toBe('block');
+    expect(outcome.result?.decision).toBe('block');
     expect(out.stdout).toMatch(/^ADVISORY: would block on 2 findings/);
     expect(out.stderr).toContain('the gate WOULD HAVE BLOCKED this release');
   });
@@ -82,7 +82,7 @@ describe('tfgate gate against the real service', () => {
   it('--refresh runs a fresh drift check', async () => {
     const { context } = io();
     const outcome = await runGate(options('gate-drift', { refresh: true, advisory: true }), context);
-    expect(outcome.result.refreshed).toBe(true);
+    expect(outcome.result?.refreshed).toBe(true);
   });
 
   it('an acknowledged finding never blocks, and the report shows the acknowledgement', async () => {
@@ -122,6 +122,40 @@ describe('tfgate gate errors against the real service', () => {
     expect(error.exitCode).toBe(4);
     expect(error.code).toBe('package_not_approved');
     expect(error.hint).toMatch(/approve/);
+  });
+
+  it('--advisory: no decision (exit 4) exits 0 with a loud notice naming the error; usage errors still fail', async () => {
+    const put = await api(svc, 'PUT', `${CONFORMANCE}/packages/gate-unapproved-adv`, {
+      body: 'package_id: gate-unapproved-adv\nname: U\nsanctioned_kinds: []\n',
+      headers: { 'Content-Type': 'application/yaml' },
+    });
+    expect(put.status).toBeLessThan(300);
+    const strict = await failure(runGate(options('gate-unapproved-adv'), io().context));
+    expect(strict.exitCode).toBe(4);
+    const { out, context } = io();
+    const outcome = await runGate(options('gate-unapproved-adv', { advisory: true }), context);
+    expect(outcome.exitCode).toBe(0);
+    expect(outcome.result).toBeUndefined();
+    expect(out.stderr).toMatch(/^ADVISORY MODE: no decision could be reached \(/);
+    expect(out.stderr).toContain(strict.message);
+    expect(out.stderr).toContain('--advisory');
+    // A usage error (an unknown package: exit 1) is not a missing decision: advisory does not hide it.
+    const usage = await failure(runGate(options('no-such-package', { advisory: true }), io().context));
+    expect(usage.exitCode).toBe(1);
+  });
+
+  it('--advisory: an unreachable service exits 0 saying so; without it, exit 4', async () => {
+    const env = { TFGATE_BASE_URL: 'http://127.0.0.1:9', TFGATE_RETRIES: '0' };
+    const strict = await failure(runGate(options('gate-clean'), io(env).context));
+    expect(strict.exitCode).toBe(4);
+    expect(strict.code).toBe('service_unreachable');
+    const { out, context } = io(env);
+    const outcome = await runGate(options('gate-clean', { advisory: true }), context);
+    expect(outcome.exitCode).toBe(0);
+    expect(out.stderr).toMatch(
+      /^ADVISORY MODE: no decision could be reached \(could not reach the tfgate service/,
+    );
+    expect(out.stdout).toBe('');
   });
 
   it('an unknown package is a usage error (exit 1)', async () => {

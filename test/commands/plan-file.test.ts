@@ -87,6 +87,11 @@ describe('tfgate check --plan-file', () => {
     )) as TfgateError;
     expect(error.code).toBe('invalid_plan_file');
     expect(error.exitCode).toBe(ExitCode.terraform);
+    // Advisory mode covers a missing decision, not a terraform failure: still exit 2.
+    const advisory = (await runCheck({ ...options, advisory: true }, checkContext(ws.env).context).catch(
+      (e: unknown) => e,
+    )) as TfgateError;
+    expect(advisory.exitCode).toBe(ExitCode.terraform);
   });
 
   it('a missing plan file is no decision (exit 4), naming the file', async () => {
@@ -98,6 +103,14 @@ describe('tfgate check --plan-file', () => {
       exitCode: ExitCode.noDecision,
       message: expect.stringContaining('/nonexistent/plan.tfplan') as unknown as string,
     });
+    // --advisory: no decision is said loudly, naming the file, and exits 0.
+    const advisory = checkContext(process.env);
+    const outcome = await runCheck({ ...options, advisory: true }, advisory.context);
+    expect(outcome.exitCode).toBe(ExitCode.ok);
+    expect(outcome.result).toBeUndefined();
+    expect(advisory.stderr()).toMatch(
+      /^ADVISORY MODE: no decision could be reached \(.*\/nonexistent\/plan\.tfplan/,
+    );
   });
 
   it('takes exactly one plan input and exactly one route', () => {

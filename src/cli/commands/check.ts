@@ -43,7 +43,10 @@ export function registerCheck(program: Command): void {
       'write the report of the --format at the same position to this file (repeatable)',
       collect,
     )
-    .option('--advisory', 'report a block but exit 0, saying so (env TFGATE_ADVISORY); errors still exit 4')
+    .option(
+      '--advisory',
+      'exit 0 on a block or when no decision can be reached, saying so loudly on stderr (env TFGATE_ADVISORY); usage errors (1) and terraform failures (2) still fail',
+    )
     .action(async (flags: CheckFlags, command: Command) => {
       const options = resolveCheckOptions(flags, process.env);
       const outcome = await runCheck(options, {

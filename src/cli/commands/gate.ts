@@ -22,7 +22,7 @@ export function registerGate(program: Command): void {
     )
     .option(
       '--advisory',
-      'report a block but exit 0, saying loudly that it would have blocked (env TFGATE_ADVISORY); errors still fail',
+      'exit 0 on a block or when no decision can be reached (service unreachable, package not approved), saying so loudly on stderr (env TFGATE_ADVISORY); usage errors (1) still fail',
     )
     .option('--base-url <url>', 'the tfgate service (env TFGATE_BASE_URL)')
     .option('--ca-file <pem>', 'trust this CA for the service certificate (or NODE_EXTRA_CA_CERTS)')
