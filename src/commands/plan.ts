@@ -5,6 +5,7 @@ import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import {
   ExitCode,
+  IncompletePlanError,
   isTfgateError,
   NoDecisionError,
   TerraformError,
@@ -272,6 +273,13 @@ function raceInterrupt<T>(work: Promise<T>, interrupted: Promise<never>): Promis
 
 /** Terraform's failure stays a terraform failure (exit 2); anything else in evaluation means no decision (4). */
 function asNoDecision(error: unknown): TfgateError {
+  // Terraform saved the plan although planning failed: terraform's failure (exit 2), as its apply would say.
+  if (error instanceof IncompletePlanError) {
+    return new TerraformError('incomplete_plan', error.message, {
+      ...(error.hint ? { hint: error.hint } : {}),
+      cause: error,
+    });
+  }
   if (isTfgateError(error) && (error.exitCode === ExitCode.noDecision || error instanceof TerraformError)) {
     return error;
   }

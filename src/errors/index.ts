@@ -54,6 +54,12 @@ export class InvalidPlanError extends TfgateError {
   }
 }
 
+/**
+ * A plan terraform saved although planning failed (`"errored": true`): its changes are partial, so it is
+ * never evaluated. No decision (exit 4); the wrapper reports it as terraform's failure (exit 2).
+ */
+export class IncompletePlanError extends InvalidPlanError {}
+
 /** A bundle that is unsigned, tampered, or signed by another key. No decision can be made. */
 export class BundleVerificationError extends TfgateError {
   override readonly name = 'BundleVerificationError';

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { IncompletePlanError } from '../errors/index.js';
 import { PLAN_ACTIONS, type PlanInput } from '../model/index.js';
 import {
   isFormatVersion,
@@ -108,6 +109,12 @@ const planNode = objectNode(
     format_version: valueNode(isFormatVersion),
     terraform_version: valueNode(isString),
     resource_changes: arrayNode('an array of resource changes', resourceChangeNode),
+    // Terraform >= 1.4 writes `"errored": true` (last) in a plan saved after planning failed: it is partial.
+    errored: valueNode((value) =>
+      typeof value === 'boolean'
+        ? undefined
+        : { message: `expected true or false, found ${typeName(value)}` },
+    ),
   },
   {
     close: (plan, seen) => {
@@ -135,7 +142,6 @@ const planNode = objectNode(
       'timestamp',
       'applyable',
       'complete',
-      'errored',
     ],
   },
 );
@@ -158,7 +164,19 @@ export async function readPlan(
     expected: 'a Terraform plan in JSON',
     hint: PLAN_HINT,
   };
-  const plan = (await scanStream(input, new JsonScanner(planNode), context)) as PlanInput;
+  const plan = (await scanStream(input, new JsonScanner(planNode), context)) as PlanInput & {
+    errored?: boolean;
+  };
+  if (plan.errored === true) {
+    throw new IncompletePlanError(
+      `the plan is incomplete: terraform reported errors while planning; fix them and plan again (${context.description} has "errored": true, so its resource changes are partial)`,
+      {
+        hint: 'run terraform plan, fix the errors it reports, and evaluate the new plan: an errored plan is never evaluated or applied',
+        details: { source: context.description, path: '$.errored' },
+      },
+    );
+  }
+  delete plan.errored;
   if (plan.resource_changes === undefined) plan.resource_changes = [];
   return plan;
 }

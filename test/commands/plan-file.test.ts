@@ -6,6 +6,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resolveCheckOptions, runCheck } from '../../src/commands/check.js';
 import { runPlan } from '../../src/commands/plan.js';
 import { ExitCode, type TfgateError } from '../../src/errors/index.js';
+import { buildCli, runCli } from '../helpers/cli.js';
+import { erroredPlan, guardedWorkspace } from '../helpers/errored-plan.js';
 import { TerraformWorkspace } from '../helpers/terraform.js';
 import {
   capture,
@@ -92,6 +94,29 @@ describe('tfgate check --plan-file', () => {
       (e: unknown) => e,
     )) as TfgateError;
     expect(advisory.exitCode).toBe(ExitCode.terraform);
+  });
+
+  it('an errored plan (terraform wrote it anyway) is never evaluated: exit 4 by --plan-file and --plan-json (built CLI)', async () => {
+    await buildCli();
+    const ws = await guardedWorkspace();
+    workspaces.push(ws);
+    const errored = await erroredPlan(ws);
+    expect(errored.exitCode).toBe(1);
+    const jsonPath = join(ws.dir, 'errored.json');
+    writeFileSync(jsonPath, await ws.showPlanJson('errored.tfplan'));
+    const route = ['--bundle', sanctioned.bundle, '--public-key', sanctioned.publicKey];
+    const env = { TF_CLI_CONFIG_FILE: String(ws.env.TF_CLI_CONFIG_FILE), TF_IN_AUTOMATION: '1' };
+    for (const input of [
+      ['--plan-file', errored.path, '--chdir', ws.dir],
+      ['--plan-json', jsonPath],
+    ]) {
+      const result = await runCli(['check', ...input, ...route], { env });
+      expect(result.exitCode).toBe(ExitCode.noDecision);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toContain(
+        'the plan is incomplete: terraform reported errors while planning; fix them and plan again',
+      );
+    }
   });
 
   it('a missing plan file is no decision (exit 4), naming the file', async () => {
