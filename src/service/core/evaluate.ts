@@ -4,7 +4,7 @@ import { isTfgateError } from '../../errors/index.js';
 import type { EvaluationResult, Severity } from '../../model/index.js';
 import { readObservedState, readPlan } from '../../plan/index.js';
 import { toEvaluationResult } from '../../policy/index.js';
-import type { PackageRecord } from '../store/index.js';
+import { type PackageRecord, packageEntry } from '../store/index.js';
 import { limitedBody, payloadTooLarge } from './body.js';
 import type { ServiceContext } from './context.js';
 import { ServiceError } from './errors.js';
@@ -46,21 +46,15 @@ export async function evaluatePlanUpload(
     if (body.exceeded()) throw payloadTooLarge(ctx.config.maxBody);
     throw invalidInput(error, 'invalid_plan', 'a Terraform plan in JSON (terraform show -json <planfile>)');
   }
-  await ctx.store.appendAudit({
-    event: 'plan_evaluated',
-    account: principal.account,
-    packagePk: pkg.pk,
-    packageId: pkg.packageId,
-    keyId: principal.keyId,
-    keyName: principal.keyName,
-    details: {
+  await ctx.store.appendAudit(
+    packageEntry(principal, pkg, 'plan_evaluated', {
       decision: result.decision,
       min_severity: params.minSeverity,
       fail_status: params.failStatus,
       findings: result.findings.map((f) => f.id),
       resource_changes: result.counts.resource_changes,
-    },
-  });
+    }),
+  );
   return { status: result.decision === 'block' && params.failStatus ? 409 : 200, result };
 }
 

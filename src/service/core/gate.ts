@@ -1,6 +1,6 @@
 // The gate (interface §4.1): block on open findings at or above the threshold; acknowledged never block.
 import { type DriftFinding, type GateResult, type Severity, severityAtLeast } from '../../model/index.js';
-import type { PackageRecord } from '../store/index.js';
+import { type PackageRecord, packageEntry } from '../store/index.js';
 import type { ServiceContext } from './context.js';
 import { runDriftCheck } from './drift.js';
 import { ServiceError } from './errors.js';
@@ -46,14 +46,8 @@ export async function gate(
     acknowledged,
     counts: { open, acknowledged: acknowledged.length, blocking: blocking.length },
   };
-  await ctx.store.appendAudit({
-    event: 'gate_decided',
-    account: principal.account,
-    packagePk: pkg.pk,
-    packageId: pkg.packageId,
-    keyId: principal.keyId,
-    keyName: principal.keyName,
-    details: {
+  await ctx.store.appendAudit(
+    packageEntry(principal, pkg, 'gate_decided', {
       decision: result.decision,
       min_severity: params.minSeverity,
       fail_status: params.failStatus,
@@ -61,8 +55,8 @@ export async function gate(
       drift_checked_at: checkedAt,
       blocking: blocking.map((f) => f.id),
       acknowledged: acknowledged.map((f) => f.id),
-    },
-  });
+    }),
+  );
   return { status: result.decision === 'block' && params.failStatus ? 409 : 200, result };
 }
 

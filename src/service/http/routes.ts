@@ -1,5 +1,6 @@
 // Every route of the service, as thin adapters over the core functions in ../core.
 
+import type { z } from 'zod';
 import type { FindingStatus } from '../../model/index.js';
 import { SEVERITIES, type Severity } from '../../model/index.js';
 import * as admin from '../core/admin.js';
@@ -44,6 +45,8 @@ const withError = (error: ServiceError, body: object): Reply => ({
 
 /** The handlers only run after the access rule passed, so the package is there when the rule names one. */
 const pkgOf = (input: RouteInput) => input.pkg!;
+/** The JSON body, typed by the schema the router validated it with before the handler ran. */
+const bodyOf = <S extends z.ZodType>(input: RouteInput, _validatedBy: S) => input.body as z.output<S>;
 
 function etagMatches(header: string | undefined, revision: string): boolean {
   if (!header) return false;
@@ -331,7 +334,7 @@ export const ROUTES: readonly Route[] = [
       { status: 409, codes: ['finding_resolved'] },
     ],
     async handler(input) {
-      const { reason } = input.body as { reason: string };
+      const { reason } = bodyOf(input, s.acknowledgeRequestSchema);
       return json(
         200,
         await packages.acknowledgeFinding(
@@ -381,10 +384,7 @@ export const ROUTES: readonly Route[] = [
     responses: { 201: { description: 'created', schema: s.accountSchema } },
     errors: [{ status: 409, codes: ['account_exists'] }],
     async handler(input) {
-      const body = input.body as {
-        name: string;
-        plan: (typeof s.accountSchema)['shape']['plan']['options'][number];
-      };
+      const body = bodyOf(input, s.createAccountSchema);
       return json(201, await admin.createAccount(input.ctx, input.principal, body.name, body.plan));
     },
   },
@@ -399,7 +399,7 @@ export const ROUTES: readonly Route[] = [
     responses: { 200: { description: 'updated', schema: s.accountSchema } },
     errors: [{ status: 404, codes: ['account_not_found'] }],
     async handler(input) {
-      const body = input.body as { plan: (typeof s.accountSchema)['shape']['plan']['options'][number] };
+      const body = bodyOf(input, s.patchAccountSchema);
       return json(
         200,
         await admin.updateAccountPlan(input.ctx, input.principal, input.params.name!, body.plan),
@@ -417,10 +417,7 @@ export const ROUTES: readonly Route[] = [
     responses: { 201: { description: 'created', schema: s.createdApiKeySchema } },
     errors: [{ status: 404, codes: ['account_not_found'] }],
     async handler(input) {
-      const body = input.body as {
-        name: string;
-        scopes: Array<'compliance:read' | 'compliance:write' | 'admin'>;
-      };
+      const body = bodyOf(input, s.createApiKeySchema);
       const created = await admin.createApiKey(
         input.ctx,
         input.principal,

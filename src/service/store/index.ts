@@ -5,7 +5,7 @@ import { Store } from './store.js';
 
 export type { SqlClient, SqlExecutor } from './sql.js';
 export type { AuditEntry, AuditRecord, DriftCheckOutcome, KeyLookup, PackageRecord } from './store.js';
-export { Store } from './store.js';
+export { packageEntry, Store } from './store.js';
 
 export type StoreLocation = { databaseUrl: string } | { dataDir: string };
 

@@ -191,7 +191,8 @@ export class Store {
   #stateGeneration = 0;
   readonly #auditQueue: Array<{ entry: AuditEntry; resolve: () => void; reject: (error: unknown) => void }> =
     [];
-  #auditFlushing = false;
+  /** The pending or running flush of the audit queue, if any. */
+  #auditFlush: Promise<void> | undefined;
 
   constructor(readonly db: SqlClient) {
     const embedded = db.kind === 'embedded';
@@ -226,6 +227,24 @@ export class Store {
     this.#keyCache?.clear();
   }
 
+  /** A transaction that writes keys or accounts: the key cache is cleared after it, committed or not. */
+  async #writeKeys<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    try {
+      return await this.db.transaction(fn);
+    } finally {
+      this.#keysChanged();
+    }
+  }
+
+  /** A transaction that writes packages or findings: the read caches are cleared after it. */
+  async #writeState<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    try {
+      return await this.db.transaction(fn);
+    } finally {
+      this.#stateChanged();
+    }
+  }
+
   get kind(): SqlClient['kind'] {
     return this.db.kind;
   }
@@ -234,8 +253,10 @@ export class Store {
     return migrate(this.db);
   }
 
-  close(): Promise<void> {
-    return this.db.close();
+  async close(): Promise<void> {
+    // Rows still queued belong to requests that are waiting for them: commit them first.
+    await this.#auditFlush;
+    await this.db.close();
   }
 
   async ping(): Promise<void> {
@@ -246,28 +267,24 @@ export class Store {
 
   /** Creates the `default` account and the bootstrap key, only while no key exists at all. */
   async bootstrap(key: { id: string; name: string; hash: string; scopes: Scope[] }): Promise<boolean> {
-    try {
-      return await this.db.transaction(async (tx) => {
-        await tx.query('SELECT pg_advisory_xact_lock($1)', [7_315_002]);
-        const { rows } = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys');
-        if ((rows[0]?.n ?? 0) > 0) return false;
-        await tx.query(
-          "INSERT INTO accounts (name, plan) VALUES ('default', 'enterprise') ON CONFLICT (name) DO NOTHING",
-        );
-        await tx.query(
-          "INSERT INTO api_keys (id, account, name, key_hash, scopes) VALUES ($1, 'default', $2, $3, $4::jsonb)",
-          [key.id, key.name, key.hash, JSON.stringify(key.scopes)],
-        );
-        await appendAudit(tx, {
-          event: 'api_key_created',
-          account: 'default',
-          details: { key_id: key.id, name: key.name, scopes: key.scopes, bootstrap: true },
-        });
-        return true;
+    return this.#writeKeys(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [7_315_002]);
+      const { rows } = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys');
+      if ((rows[0]?.n ?? 0) > 0) return false;
+      await tx.query(
+        "INSERT INTO accounts (name, plan) VALUES ('default', 'enterprise') ON CONFLICT (name) DO NOTHING",
+      );
+      await tx.query(
+        "INSERT INTO api_keys (id, account, name, key_hash, scopes) VALUES ($1, 'default', $2, $3, $4::jsonb)",
+        [key.id, key.name, key.hash, JSON.stringify(key.scopes)],
+      );
+      await appendAudit(tx, {
+        event: 'api_key_created',
+        account: 'default',
+        details: { key_id: key.id, name: key.name, scopes: key.scopes, bootstrap: true },
       });
-    } finally {
-      this.#keysChanged();
-    }
+      return true;
+    });
   }
 
   /**
@@ -327,26 +344,22 @@ export class Store {
     plan: AccountPlan,
     actor: Principal,
   ): Promise<{ name: string; plan: AccountPlan }> {
-    try {
-      return await this.db.transaction(async (tx) => {
-        try {
-          await tx.query('INSERT INTO accounts (name, plan) VALUES ($1, $2)', [name, plan]);
-        } catch (error) {
-          if (isUniqueViolation(error)) {
-            throw new ServiceError(
-              409,
-              'account_exists',
-              `account "${name}" already exists; change its plan with PATCH /v1/admin/accounts/${name}`,
-            );
-          }
-          throw error;
+    return this.#writeKeys(async (tx) => {
+      try {
+        await tx.query('INSERT INTO accounts (name, plan) VALUES ($1, $2)', [name, plan]);
+      } catch (error) {
+        if (isUniqueViolation(error)) {
+          throw new ServiceError(
+            409,
+            'account_exists',
+            `account "${name}" already exists; change its plan with PATCH /v1/admin/accounts/${name}`,
+          );
         }
-        await appendAudit(tx, actorEntry(actor, 'account_created', { name, plan }));
-        return { name, plan };
-      });
-    } finally {
-      this.#keysChanged();
-    }
+        throw error;
+      }
+      await appendAudit(tx, actorEntry(actor, 'account_created', { name, plan }));
+      return { name, plan };
+    });
   }
 
   async updateAccountPlan(
@@ -354,19 +367,15 @@ export class Store {
     plan: AccountPlan,
     actor: Principal,
   ): Promise<{ name: string; plan: AccountPlan }> {
-    try {
-      return await this.db.transaction(async (tx) => {
-        const { rows } = await tx.query<{ plan: AccountPlan }>(
-          'UPDATE accounts SET plan = $2 WHERE name = $1 RETURNING plan',
-          [name, plan],
-        );
-        if (rows.length === 0) throw accountNotFound(name);
-        await appendAudit(tx, actorEntry(actor, 'account_plan_changed', { name, plan }));
-        return { name, plan };
-      });
-    } finally {
-      this.#keysChanged();
-    }
+    return this.#writeKeys(async (tx) => {
+      const { rows } = await tx.query<{ plan: AccountPlan }>(
+        'UPDATE accounts SET plan = $2 WHERE name = $1 RETURNING plan',
+        [name, plan],
+      );
+      if (rows.length === 0) throw accountNotFound(name);
+      await appendAudit(tx, actorEntry(actor, 'account_plan_changed', { name, plan }));
+      return { name, plan };
+    });
   }
 
   async createApiKey(
@@ -374,51 +383,40 @@ export class Store {
     key: { id: string; name: string; hash: string; scopes: Scope[] },
     actor: Principal,
   ): Promise<void> {
-    try {
-      await this.db.transaction(async (tx) => {
-        const { rows } = await tx.query('SELECT name FROM accounts WHERE name = $1', [account]);
-        if (rows.length === 0) throw accountNotFound(account);
-        await tx.query(
-          'INSERT INTO api_keys (id, account, name, key_hash, scopes) VALUES ($1, $2, $3, $4, $5::jsonb)',
-          [key.id, account, key.name, key.hash, JSON.stringify(key.scopes)],
-        );
-        await appendAudit(
-          tx,
-          actorEntry(actor, 'api_key_created', {
-            key_id: key.id,
-            account,
-            name: key.name,
-            scopes: key.scopes,
-          }),
-        );
-      });
-    } finally {
-      this.#keysChanged();
-    }
+    await this.#writeKeys(async (tx) => {
+      const { rows } = await tx.query('SELECT name FROM accounts WHERE name = $1', [account]);
+      if (rows.length === 0) throw accountNotFound(account);
+      await tx.query(
+        'INSERT INTO api_keys (id, account, name, key_hash, scopes) VALUES ($1, $2, $3, $4, $5::jsonb)',
+        [key.id, account, key.name, key.hash, JSON.stringify(key.scopes)],
+      );
+      await appendAudit(
+        tx,
+        actorEntry(actor, 'api_key_created', {
+          key_id: key.id,
+          account,
+          name: key.name,
+          scopes: key.scopes,
+        }),
+      );
+    });
   }
 
   async revokeApiKey(id: string, actor: Principal): Promise<void> {
-    try {
-      await this.db.transaction(async (tx) => {
-        const { rows } = await tx.query<{ account: string }>(
-          'UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING account',
-          [id],
+    await this.#writeKeys(async (tx) => {
+      const { rows } = await tx.query<{ account: string }>(
+        'UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING account',
+        [id],
+      );
+      if (rows.length === 0) {
+        throw new ServiceError(
+          404,
+          'api_key_not_found',
+          `API key "${id}" was not found; list the id printed when the key was created`,
         );
-        if (rows.length === 0) {
-          throw new ServiceError(
-            404,
-            'api_key_not_found',
-            `API key "${id}" was not found; list the id printed when the key was created`,
-          );
-        }
-        await appendAudit(
-          tx,
-          actorEntry(actor, 'api_key_revoked', { key_id: id, account: rows[0]!.account }),
-        );
-      });
-    } finally {
-      this.#keysChanged();
-    }
+      }
+      await appendAudit(tx, actorEntry(actor, 'api_key_revoked', { key_id: id, account: rows[0]!.account }));
+    });
   }
 
   // --- packages ----------------------------------------------------------------------------------
@@ -430,43 +428,39 @@ export class Store {
     design: Design,
     revision: string,
   ): Promise<{ pkg: PackageRecord; created: boolean; changed: boolean }> {
-    try {
-      return await this.db.transaction(async (tx) => {
-        const existing = await tx.query<PackageRow>(
-          `SELECT ${PACKAGE_COLUMNS} FROM packages p WHERE p.account = $1 AND p.package_id = $2 FOR NO KEY UPDATE`,
-          [principal.account, packageId],
+    return this.#writeState(async (tx) => {
+      const existing = await tx.query<PackageRow>(
+        `SELECT ${PACKAGE_COLUMNS} FROM packages p WHERE p.account = $1 AND p.package_id = $2 FOR NO KEY UPDATE`,
+        [principal.account, packageId],
+      );
+      const current = existing.rows[0];
+      if (current && current.revision === revision) {
+        return { pkg: toPackage(current), created: false, changed: false };
+      }
+      let row: PackageRow;
+      if (current) {
+        const updated = await tx.query<PackageRow>(
+          `UPDATE packages p SET design = $2::jsonb, revision = $3, updated_at = now() WHERE p.pk = $1 RETURNING ${PACKAGE_COLUMNS}`,
+          [current.pk, JSON.stringify(design), revision],
         );
-        const current = existing.rows[0];
-        if (current && current.revision === revision) {
-          return { pkg: toPackage(current), created: false, changed: false };
-        }
-        let row: PackageRow;
-        if (current) {
-          const updated = await tx.query<PackageRow>(
-            `UPDATE packages p SET design = $2::jsonb, revision = $3, updated_at = now() WHERE p.pk = $1 RETURNING ${PACKAGE_COLUMNS}`,
-            [current.pk, JSON.stringify(design), revision],
-          );
-          row = updated.rows[0]!;
-        } else {
-          const inserted = await tx.query<PackageRow>(
-            `INSERT INTO packages AS p (account, package_id, design, revision) VALUES ($1, $2, $3::jsonb, $4) RETURNING ${PACKAGE_COLUMNS}`,
-            [principal.account, packageId, JSON.stringify(design), revision],
-          );
-          row = inserted.rows[0]!;
-        }
-        await appendAudit(tx, {
-          ...actorEntry(principal, current ? 'design_changed' : 'package_created', {
-            revision,
-            previous_revision: current?.revision ?? null,
-          }),
-          packagePk: row.pk,
-          packageId,
-        });
-        return { pkg: toPackage(row), created: !current, changed: true };
+        row = updated.rows[0]!;
+      } else {
+        const inserted = await tx.query<PackageRow>(
+          `INSERT INTO packages AS p (account, package_id, design, revision) VALUES ($1, $2, $3::jsonb, $4) RETURNING ${PACKAGE_COLUMNS}`,
+          [principal.account, packageId, JSON.stringify(design), revision],
+        );
+        row = inserted.rows[0]!;
+      }
+      await appendAudit(tx, {
+        ...actorEntry(principal, current ? 'design_changed' : 'package_created', {
+          revision,
+          previous_revision: current?.revision ?? null,
+        }),
+        packagePk: row.pk,
+        packageId,
       });
-    } finally {
-      this.#stateChanged();
-    }
+      return { pkg: toPackage(row), created: !current, changed: true };
+    });
   }
 
   async approvePackage(
@@ -474,36 +468,28 @@ export class Store {
     pkg: PackageRecord,
     revision: string | undefined,
   ): Promise<PackageRecord> {
-    try {
-      return await this.db.transaction(async (tx) => {
-        const { rows } = await tx.query<PackageRow>(
-          `SELECT ${PACKAGE_COLUMNS} FROM packages p WHERE p.pk = $1 FOR NO KEY UPDATE`,
-          [pkg.pk],
+    return this.#writeState(async (tx) => {
+      const { rows } = await tx.query<PackageRow>(
+        `SELECT ${PACKAGE_COLUMNS} FROM packages p WHERE p.pk = $1 FOR NO KEY UPDATE`,
+        [pkg.pk],
+      );
+      const current = rows[0]!;
+      if (revision !== undefined && revision !== current.revision) {
+        throw new ServiceError(
+          409,
+          'revision_mismatch',
+          `the design changed: current revision is ${current.revision}, not ${revision}; review the current design and approve that revision`,
         );
-        const current = rows[0]!;
-        if (revision !== undefined && revision !== current.revision) {
-          throw new ServiceError(
-            409,
-            'revision_mismatch',
-            `the design changed: current revision is ${current.revision}, not ${revision}; review the current design and approve that revision`,
-          );
-        }
-        if (current.approved_revision === current.revision) return toPackage(current);
-        const updated = await tx.query<PackageRow>(
-          `UPDATE packages p SET approved_revision = revision, approved_at = now(), approved_by = $2, next_check_at = NULL
-            WHERE p.pk = $1 RETURNING ${PACKAGE_COLUMNS}`,
-          [pkg.pk, principal.keyName],
-        );
-        await appendAudit(tx, {
-          ...actorEntry(principal, 'package_approved', { revision: current.revision }),
-          packagePk: pkg.pk,
-          packageId: pkg.packageId,
-        });
-        return toPackage(updated.rows[0]!);
-      });
-    } finally {
-      this.#stateChanged();
-    }
+      }
+      if (current.approved_revision === current.revision) return toPackage(current);
+      const updated = await tx.query<PackageRow>(
+        `UPDATE packages p SET approved_revision = revision, approved_at = now(), approved_by = $2, next_check_at = NULL
+          WHERE p.pk = $1 RETURNING ${PACKAGE_COLUMNS}`,
+        [pkg.pk, principal.keyName],
+      );
+      await appendAudit(tx, packageEntry(principal, pkg, 'package_approved', { revision: current.revision }));
+      return toPackage(updated.rows[0]!);
+    });
   }
 
   async putObservedState(
@@ -521,11 +507,10 @@ export class Store {
          RETURNING pushed_at`,
         [pkg.pk, JSON.stringify(resources), resources.length, terraformVersion ?? null, principal.keyName],
       );
-      await appendAudit(tx, {
-        ...actorEntry(principal, 'observed_state_pushed', { resources: resources.length }),
-        packagePk: pkg.pk,
-        packageId: pkg.packageId,
-      });
+      await appendAudit(
+        tx,
+        packageEntry(principal, pkg, 'observed_state_pushed', { resources: resources.length }),
+      );
       return { pushedAt: iso(rows[0]!.pushed_at) };
     });
   }
@@ -559,102 +544,98 @@ export class Store {
     },
     beforeCommit: () => void = () => undefined,
   ): Promise<DriftCheckOutcome> {
-    try {
-      return await this.db.transaction(async (tx) => {
-        // Serialises concurrent checks of one package (two instances, or a refresh racing the scheduler).
-        // NO KEY UPDATE, not UPDATE: rows that reference the package (acknowledgements, audit) take a KEY
-        // SHARE lock through their foreign key, and must not wait on a check that waits on their finding.
-        await tx.query('SELECT pk FROM packages WHERE pk = $1 FOR NO KEY UPDATE', [pkg.pk]);
-        const { rows: nowRows } = await tx.query<{ now: unknown }>('SELECT now() AS now');
-        const now = iso(nowRows[0]!.now);
-        const { rows: existingRows } = await tx.query<{ id: string; status: FindingStatus }>(
-          'SELECT id, status FROM findings WHERE package_pk = $1',
-          [pkg.pk],
-        );
-        const existing = new Map(existingRows.map((r) => [r.id, r.status]));
-        const seen = new Set<string>();
-        let opened = 0;
-        let reopened = 0;
-        for (const d of detected) {
-          if (seen.has(d.id)) continue;
-          seen.add(d.id);
-          const status = existing.get(d.id);
-          const values = [
-            pkg.pk,
-            d.id,
-            d.rule,
-            d.severity,
-            d.address,
-            d.type ?? null,
-            d.kind ?? null,
-            d.capability ?? null,
-            d.message,
-            now,
-          ];
-          if (status === undefined) {
-            opened++;
-            await tx.query(
-              `INSERT INTO findings (package_pk, id, rule, severity, address, type, kind, capability, message, status, first_seen_at, last_seen_at)
-               VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'open', $10, $10)`,
-              values,
-            );
-          } else if (status === 'resolved') {
-            reopened++;
-            await tx.query(
-              `UPDATE findings SET rule = $3, severity = $4, address = $5, type = $6, kind = $7, capability = $8, message = $9,
-                 status = 'open', last_seen_at = $10, resolved_at = NULL, ack_by = NULL, ack_account = NULL, ack_at = NULL, ack_reason = NULL
-               WHERE package_pk = $1 AND id = $2`,
-              values,
-            );
-          } else {
-            await tx.query(
-              `UPDATE findings SET rule = $3, severity = $4, address = $5, type = $6, kind = $7, capability = $8, message = $9, last_seen_at = $10
-               WHERE package_pk = $1 AND id = $2`,
-              values,
-            );
-          }
-        }
-        let resolved = 0;
-        for (const [id, status] of existing) {
-          if (status === 'resolved' || seen.has(id)) continue;
-          resolved++;
+    return this.#writeState(async (tx) => {
+      // Serialises concurrent checks of one package (two instances, or a refresh racing the scheduler).
+      // NO KEY UPDATE, not UPDATE: rows that reference the package (acknowledgements, audit) take a KEY
+      // SHARE lock through their foreign key, and must not wait on a check that waits on their finding.
+      await tx.query('SELECT pk FROM packages WHERE pk = $1 FOR NO KEY UPDATE', [pkg.pk]);
+      const { rows: nowRows } = await tx.query<{ now: unknown }>('SELECT now() AS now');
+      const now = iso(nowRows[0]!.now);
+      const { rows: existingRows } = await tx.query<{ id: string; status: FindingStatus }>(
+        'SELECT id, status FROM findings WHERE package_pk = $1',
+        [pkg.pk],
+      );
+      const existing = new Map(existingRows.map((r) => [r.id, r.status]));
+      const seen = new Set<string>();
+      let opened = 0;
+      let reopened = 0;
+      for (const d of detected) {
+        if (seen.has(d.id)) continue;
+        seen.add(d.id);
+        const status = existing.get(d.id);
+        const values = [
+          pkg.pk,
+          d.id,
+          d.rule,
+          d.severity,
+          d.address,
+          d.type ?? null,
+          d.kind ?? null,
+          d.capability ?? null,
+          d.message,
+          now,
+        ];
+        if (status === undefined) {
+          opened++;
           await tx.query(
-            "UPDATE findings SET status = 'resolved', resolved_at = $3 WHERE package_pk = $1 AND id = $2",
-            [pkg.pk, id, now],
+            `INSERT INTO findings (package_pk, id, rule, severity, address, type, kind, capability, message, status, first_seen_at, last_seen_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'open', $10, $10)`,
+            values,
+          );
+        } else if (status === 'resolved') {
+          reopened++;
+          await tx.query(
+            `UPDATE findings SET rule = $3, severity = $4, address = $5, type = $6, kind = $7, capability = $8, message = $9,
+               status = 'open', last_seen_at = $10, resolved_at = NULL, ack_by = NULL, ack_account = NULL, ack_at = NULL, ack_reason = NULL
+             WHERE package_pk = $1 AND id = $2`,
+            values,
+          );
+        } else {
+          await tx.query(
+            `UPDATE findings SET rule = $3, severity = $4, address = $5, type = $6, kind = $7, capability = $8, message = $9, last_seen_at = $10
+             WHERE package_pk = $1 AND id = $2`,
+            values,
           );
         }
+      }
+      let resolved = 0;
+      for (const [id, status] of existing) {
+        if (status === 'resolved' || seen.has(id)) continue;
+        resolved++;
         await tx.query(
-          'INSERT INTO drift_checks (package_pk, revision, trigger, instance, started_at, finished_at, detected) VALUES ($1, $2, $3, $4, $5, $6, $7)',
-          [
-            pkg.pk,
-            check.revision,
-            check.trigger,
-            check.instance,
-            check.startedAt.toISOString(),
-            now,
-            seen.size,
-          ],
+          "UPDATE findings SET status = 'resolved', resolved_at = $3 WHERE package_pk = $1 AND id = $2",
+          [pkg.pk, id, now],
         );
-        await tx.query('UPDATE packages SET last_check_at = $2, last_check_revision = $3 WHERE pk = $1', [
+      }
+      await tx.query(
+        'INSERT INTO drift_checks (package_pk, revision, trigger, instance, started_at, finished_at, detected) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+        [
           pkg.pk,
-          now,
           check.revision,
-        ]);
-        if (opened + reopened + resolved > 0) {
-          await appendAudit(tx, {
-            event: 'drift_checked',
-            account: pkg.account,
-            packagePk: pkg.pk,
-            packageId: pkg.packageId,
-            details: { trigger: check.trigger, detected: seen.size, opened, reopened, resolved },
-          });
-        }
-        beforeCommit();
-        return { checkedAt: now, opened, reopened, resolved, detected: seen.size };
-      });
-    } finally {
-      this.#stateChanged();
-    }
+          check.trigger,
+          check.instance,
+          check.startedAt.toISOString(),
+          now,
+          seen.size,
+        ],
+      );
+      await tx.query('UPDATE packages SET last_check_at = $2, last_check_revision = $3 WHERE pk = $1', [
+        pkg.pk,
+        now,
+        check.revision,
+      ]);
+      if (opened + reopened + resolved > 0) {
+        await appendAudit(tx, {
+          event: 'drift_checked',
+          account: pkg.account,
+          packagePk: pkg.pk,
+          packageId: pkg.packageId,
+          details: { trigger: check.trigger, detected: seen.size, opened, reopened, resolved },
+        });
+      }
+      beforeCommit();
+      return { checkedAt: now, opened, reopened, resolved, detected: seen.size };
+    });
   }
 
   async listFindings(pkg: PackageRecord, status?: FindingStatus): Promise<DriftFinding[]> {
@@ -688,71 +669,67 @@ export class Store {
     findingId: string,
     reason: string,
   ): Promise<DriftFinding> {
-    try {
-      return await this.db.transaction(async (tx) => {
-        const { rows } = await tx.query<FindingRow>(
-          `SELECT ${FINDING_COLUMNS} FROM findings WHERE package_pk = $1 AND id = $2 FOR NO KEY UPDATE`,
-          [pkg.pk, findingId],
+    return this.#writeState(async (tx) => {
+      const { rows } = await tx.query<FindingRow>(
+        `SELECT ${FINDING_COLUMNS} FROM findings WHERE package_pk = $1 AND id = $2 FOR NO KEY UPDATE`,
+        [pkg.pk, findingId],
+      );
+      const finding = rows[0];
+      if (!finding) {
+        throw new ServiceError(
+          404,
+          'finding_not_found',
+          `finding "${findingId}" was not found in package "${pkg.packageId}"; list findings with GET /v1/analysis/conformance/packages/${pkg.packageId}/findings`,
         );
-        const finding = rows[0];
-        if (!finding) {
-          throw new ServiceError(
-            404,
-            'finding_not_found',
-            `finding "${findingId}" was not found in package "${pkg.packageId}"; list findings with GET /v1/analysis/conformance/packages/${pkg.packageId}/findings`,
-          );
-        }
-        if (finding.status === 'resolved') {
-          throw new ServiceError(
-            409,
-            'finding_resolved',
-            `finding "${findingId}" is resolved (no longer observed); there is nothing to acknowledge`,
-          );
-        }
-        const { rows: ackRows } = await tx.query<{ at: unknown }>(
-          `INSERT INTO acknowledgements (package_pk, finding_id, account, key_id, key_name, reason)
-           VALUES ($1, $2, $3, $4, $5, $6) RETURNING at`,
-          [pkg.pk, findingId, principal.account, principal.keyId, principal.keyName, reason],
+      }
+      if (finding.status === 'resolved') {
+        throw new ServiceError(
+          409,
+          'finding_resolved',
+          `finding "${findingId}" is resolved (no longer observed); there is nothing to acknowledge`,
         );
-        const at = ackRows[0]!.at;
-        const { rows: updated } = await tx.query<FindingRow>(
-          `UPDATE findings SET status = 'acknowledged', ack_by = $3, ack_account = $4, ack_at = $5, ack_reason = $6
-            WHERE package_pk = $1 AND id = $2 RETURNING ${FINDING_COLUMNS}`,
-          [pkg.pk, findingId, principal.keyName, principal.account, iso(at), reason],
-        );
-        await appendAudit(tx, {
-          ...actorEntry(principal, 'finding_acknowledged', {
-            finding_id: findingId,
-            rule: finding.rule,
-            severity: finding.severity,
-            address: finding.address,
-            reason,
-          }),
-          packagePk: pkg.pk,
-          packageId: pkg.packageId,
-        });
-        return toFinding(updated[0]!);
-      });
-    } finally {
-      this.#stateChanged();
-    }
+      }
+      const { rows: ackRows } = await tx.query<{ at: unknown }>(
+        `INSERT INTO acknowledgements (package_pk, finding_id, account, key_id, key_name, reason)
+         VALUES ($1, $2, $3, $4, $5, $6) RETURNING at`,
+        [pkg.pk, findingId, principal.account, principal.keyId, principal.keyName, reason],
+      );
+      const at = ackRows[0]!.at;
+      const { rows: updated } = await tx.query<FindingRow>(
+        `UPDATE findings SET status = 'acknowledged', ack_by = $3, ack_account = $4, ack_at = $5, ack_reason = $6
+          WHERE package_pk = $1 AND id = $2 RETURNING ${FINDING_COLUMNS}`,
+        [pkg.pk, findingId, principal.keyName, principal.account, iso(at), reason],
+      );
+      await appendAudit(
+        tx,
+        packageEntry(principal, pkg, 'finding_acknowledged', {
+          finding_id: findingId,
+          rule: finding.rule,
+          severity: finding.severity,
+          address: finding.address,
+          reason,
+        }),
+      );
+      return toFinding(updated[0]!);
+    });
   }
 
   // --- audit -------------------------------------------------------------------------------------
 
   /**
-   * The gate's audit row, committed before the answer. Concurrent callers share one multi-row INSERT
-   * (group commit): under load one commit serves many gate calls; alone, it is one round trip.
+   * The gate's and the evaluation's audit row, committed before the answer (group commit). Rows queue
+   * until the end of the event-loop turn (`setImmediate`), so every request that arrived in that turn
+   * shares one multi-row INSERT and one commit; alone, a call waits for no timer, only for its commit.
    */
   appendAudit(entry: AuditEntry): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.#auditQueue.push({ entry, resolve, reject });
-      if (!this.#auditFlushing) void this.#flushAudit();
+      // PGlite runs each query synchronously, so flushing at once would commit one row per request.
+      this.#auditFlush ??= new Promise<void>((done) => setImmediate(done)).then(() => this.#flushAudit());
     });
   }
 
   async #flushAudit(): Promise<void> {
-    this.#auditFlushing = true;
     try {
       while (this.#auditQueue.length > 0) {
         const batch = this.#auditQueue.splice(0, 500);
@@ -763,25 +740,21 @@ export class Store {
           );
           for (const b of batch) b.resolve();
         } catch (error) {
-          for (const b of batch) b.reject(error);
+          if (batch.length === 1) {
+            batch[0]!.reject(error);
+            continue;
+          }
+          // One bad row must not fail the calls it shared a commit with: insert each on its own.
+          for (const b of batch) await insertAudit(this.db, [b.entry]).then(b.resolve, b.reject);
         }
       }
     } finally {
-      this.#auditFlushing = false;
+      this.#auditFlush = undefined;
     }
   }
 
   async listAudit(pkg: PackageRecord, options: { after?: string; limit: number }): Promise<AuditRecord[]> {
-    const { rows } = await this.db.query<{
-      id: string;
-      at: unknown;
-      event: string;
-      account: string;
-      package_id: string | null;
-      key_id: string | null;
-      key_name: string | null;
-      details: Record<string, unknown>;
-    }>(
+    const { rows } = await this.db.query<Omit<AuditRecord, 'at'> & { at: unknown }>(
       `SELECT id::text AS id, at, event, account, package_id, key_id, key_name, details FROM audit
         WHERE package_pk = $1 AND id > $2::bigint ORDER BY id LIMIT $3`,
       [pkg.pk, options.after ?? '0', options.limit],
@@ -868,6 +841,16 @@ function accountNotFound(name: string): ServiceError {
 
 function actorEntry(actor: Principal, event: string, details: Record<string, unknown>): AuditEntry {
   return { event, account: actor.account, keyId: actor.keyId, keyName: actor.keyName, details };
+}
+
+/** An audit entry for something a key did to a package. */
+export function packageEntry(
+  actor: Principal,
+  pkg: PackageRecord,
+  event: string,
+  details: Record<string, unknown>,
+): AuditEntry {
+  return { ...actorEntry(actor, event, details), packagePk: pkg.pk, packageId: pkg.packageId };
 }
 
 async function appendAudit(db: SqlExecutor, entry: AuditEntry): Promise<void> {
