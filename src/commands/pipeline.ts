@@ -21,6 +21,8 @@ export interface PipelineOptions {
   stderr: { write(chunk: string): unknown };
   color: boolean;
   env?: NodeJS.ProcessEnv;
+  /** Plan address -> construct path (`--cdktf-stack`), shown beside the findings' addresses. */
+  constructPaths?: (addresses: Iterable<string>) => ReadonlyMap<string, string>;
 }
 
 export interface PipelineOutcome {
@@ -37,7 +39,17 @@ export async function evaluatePlan(options: PipelineOptions): Promise<PipelineOu
   } catch (error) {
     return { result: undefined, exitCode: advisoryWithoutDecision(error, options) };
   }
-  await emitReports({ kind: 'evaluation', result, advisory: options.advisory }, options.reports, options);
+  const constructPaths = options.constructPaths?.(result.findings.map((f) => f.address));
+  await emitReports(
+    {
+      kind: 'evaluation',
+      result,
+      advisory: options.advisory,
+      ...(constructPaths && constructPaths.size > 0 ? { constructPaths } : {}),
+    },
+    options.reports,
+    options,
+  );
   if (result.decision === 'pass') return { result, exitCode: ExitCode.ok };
   if (options.advisory) {
     options.stderr.write(

@@ -46,6 +46,11 @@ export const wrapperOptionsSchema = z.object({
   terraformBin: z.string().min(1).optional(),
   /** tfgate's --chdir; `-chdir=` among the pass-through arguments is the other way to say it. */
   chdir: z.string().min(1).optional(),
+  /**
+   * A synthesized CDKTF stack: terraform runs in its directory (`<cdktf.json output>/stacks/<name>`) and the
+   * report shows construct paths beside addresses. Not with --chdir.
+   */
+  cdktfStack: z.string().min(1).optional(),
   /** Everything after `--`: terraform plan flags. */
   terraformArgs: z.array(z.string()).default([]),
   minSeverity: minSeveritySchema,
@@ -71,6 +76,8 @@ export interface WrapperContext {
   color: boolean;
   /** Overrides opening options.route (library callers with an evaluator of their own). */
   openEvaluator?: () => Promise<PlanEvaluator>;
+  /** Where cdktf.json is looked for with --cdktf-stack (default: the current directory). */
+  cdktfProjectDir?: string;
 }
 
 export type WrapperStatus = 'no-changes' | 'passed' | 'blocked' | 'advisory' | 'applied';
@@ -93,6 +100,8 @@ export interface WrapperSession {
    * (they cost time a plan does not wait for); if either fails, the running terraform is interrupted.
    */
   ready: Promise<PlanEvaluator>;
+  /** With --cdktf-stack: plan address -> construct path, for the reports. */
+  constructPaths?: (addresses: Iterable<string>) => ReadonlyMap<string, string>;
 }
 
 /** Install the signal guard, start terraform's identification and the policy's loading; dispose on exit. */
@@ -116,12 +125,13 @@ export async function withSession<T>(
         },
       );
     }
+    const cdktf = await resolveCdktfTarget(options, args.chdir, context);
     const machineReportOnStdout = options.reports.some(
       (r) => r.path === undefined && r.format !== 'text' && r.format !== 'markdown',
     );
     const { terraform, identified } = Terraform.launch({
       bin: command,
-      chdir: options.chdir ?? args.chdir,
+      chdir: cdktf?.workingDirectory ?? options.chdir ?? args.chdir,
       env: context.env,
       // A JSON/SARIF/JUnit report on stdout must stay parseable: terraform's output moves to stderr.
       stdout: machineReportOnStdout ? 'stderr' : 'stdout',
@@ -146,7 +156,13 @@ export async function withSession<T>(
     });
     // Fail closed and fast: a bad bundle, key or binary stops whatever terraform already started.
     ready.catch(() => guard.forward('SIGINT'));
-    return await run({ terraform, args, guard, ready });
+    return await run({
+      terraform,
+      args,
+      guard,
+      ready,
+      ...(cdktf ? { constructPaths: (addresses) => cdktf.constructPaths(addresses) } : {}),
+    });
   } finally {
     guard.dispose();
     await ready?.catch(() => undefined);
@@ -155,6 +171,31 @@ export async function withSession<T>(
     if (guard.received === undefined) await closing;
     else closing?.catch(() => {});
   }
+}
+
+/** `--cdktf-stack <name>`: the synthesized stack (a usage error if it was not synthesized, or with --chdir). */
+async function resolveCdktfTarget(
+  options: NormalizedWrapperOptions,
+  passThroughChdir: string | undefined,
+  context: WrapperContext,
+) {
+  if (options.cdktfStack === undefined) return undefined;
+  const chdir =
+    options.chdir !== undefined
+      ? `--chdir ${options.chdir}`
+      : passThroughChdir && `-chdir=${passThroughChdir}`;
+  if (chdir) {
+    throw new UsageError(
+      'conflicting_chdir',
+      `--cdktf-stack ${options.cdktfStack} and ${chdir} both say where terraform runs: give one`,
+      {
+        hint: `--cdktf-stack runs terraform in the synthesized stack's directory (cdktf.out/stacks/${options.cdktfStack}); drop ${chdir}, or drop --cdktf-stack to plan another directory`,
+      },
+    );
+  }
+  // Loaded on demand: only CDKTF projects need it.
+  const { resolveCdktfStack } = await import('../cdktf/construct-paths.js');
+  return resolveCdktfStack(options.cdktfStack, { projectDir: context.cdktfProjectDir });
 }
 
 /**
@@ -244,6 +285,7 @@ export async function evaluateStep(
           },
           color: context.color,
           env: context.env,
+          ...(session.constructPaths ? { constructPaths: session.constructPaths } : {}),
         }),
         interrupted,
       ),

@@ -11,6 +11,10 @@ export function renderJson(subject: ReportSubject): string {
       min_severity: r.min_severity,
       findings: r.findings,
       counts: r.counts,
+      // Only with --cdktf-stack: an added key, so the contract's fields stay as they are.
+      ...(subject.constructPaths?.size
+        ? { construct_paths: Object.fromEntries(subject.constructPaths) }
+        : {}),
       ...note,
     };
     return `${JSON.stringify(body, null, 2)}\n`;

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { constructPathsForPlan } from '../../src/cdktf/index.js';
 import { loadDesign } from '../../src/design/index.js';
 import { buildBundle } from '../../src/policy/bundle/index.js';
+import { buildCli, runCli } from '../helpers/cli.js';
 import { REPO_ROOT, TerraformWorkspace } from '../helpers/terraform.js';
 import { type ConformanceRecordJson, readStackJson, type TempDir, tempDir } from './helpers.js';
 
@@ -212,6 +213,79 @@ describe('addresses and construct paths against a real terraform plan', () => {
       workspace.cleanup();
     }
   });
+});
+
+describe('tfgate apply --cdktf-stack on the synthesized example (built CLI, real terraform)', () => {
+  it('plans the stack in its directory, blocks, and reports construct paths beside addresses; nothing applied', async () => {
+    // Every terraform_data is unsanctioned under this design: synth in advisory mode, then the apply blocks.
+    const flagAll = join(work.dir, 'flag-all-stack.yaml');
+    writeFileSync(
+      flagAll,
+      'package_id: cdktf-example\nsanctioned_kinds: [object_storage]\ncatalog:\n  terraform_data: generic_data\n',
+    );
+    const run = await synth({ env: { TFGATE_BUNDLE: '', TFGATE_DESIGN: flagAll, TFGATE_ADVISORY: 'true' } });
+    expect(run.exitCode).toBe(0);
+    const projectDir = join(run.outdir, '..');
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', {
+      modulusLength: 2048,
+      publicKeyEncoding: { type: 'spki', format: 'pem' },
+      privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    });
+    const strictBundle = join(work.dir, 'flag-all.tar.gz');
+    const strictKey = join(work.dir, 'flag-all.pem');
+    writeFileSync(
+      strictBundle,
+      await buildBundle({ design: await loadDesign(flagAll), signingKeyPem: privateKey }),
+    );
+    writeFileSync(strictKey, publicKey);
+
+    const cliConfig = join(work.dir, 'empty.tfrc');
+    writeFileSync(cliConfig, '');
+    const env = { TF_CLI_CONFIG_FILE: cliConfig, TF_IN_AUTOMATION: '1', CHECKPOINT_DISABLE: '1' };
+    const stackDir = join(run.outdir, 'stacks', 'platform');
+    // As `cdktf deploy` does before planning: init the stack's working directory.
+    await execa('terraform', ['init', '-input=false', '-no-color'], { cwd: stackDir, env });
+    await buildCli();
+    const route = ['--bundle', strictBundle, '--public-key', strictKey];
+    const markdown = join(work.dir, 'cdktf-stack.md');
+
+    const blocked = await runCli(
+      [
+        'apply',
+        '--cdktf-stack',
+        'platform',
+        ...route,
+        '--format',
+        'markdown',
+        '--output',
+        markdown,
+        '--format',
+        'text',
+      ],
+      { cwd: projectDir, env },
+    );
+    expect(blocked.exitCode).toBe(3);
+    expect(blocked.stdout).toMatch(/^FAIL: 4 failures/m);
+    expect(blocked.stdout).toContain('terraform_data.ledger (platform/ledger)');
+    expect(blocked.stdout).toContain('terraform_data.api_release_A0CA9C06[1] (platform/api/release)');
+    expect(readFileSync(markdown, 'utf8')).toContain('`terraform_data.ledger`<br>platform/ledger');
+    expect(blocked.stderr).not.toContain('terraform apply');
+    const state = await execa('terraform', ['state', 'list'], { cwd: stackDir, env, reject: false });
+    expect(state.stdout.trim()).toBe('');
+
+    const conflicting = await runCli(['plan', '--cdktf-stack', 'platform', '--chdir', stackDir, ...route], {
+      cwd: projectDir,
+      env,
+    });
+    expect(conflicting.exitCode).toBe(1);
+    expect(conflicting.stderr).toContain(
+      `--cdktf-stack platform and --chdir ${stackDir} both say where terraform runs`,
+    );
+
+    const unknown = await runCli(['plan', '--cdktf-stack', 'nope', ...route], { cwd: projectDir, env });
+    expect(unknown.exitCode).toBe(1);
+    expect(unknown.stderr).toMatch(/no synthesized CDKTF stack "nope".*stacks in .*: platform, storage/);
+  }, 120_000);
 });
 
 describe.skipIf(!CDKTF_CLI)(

@@ -185,3 +185,26 @@ describe('colour and outputs', () => {
     expect(stdout).not.toContain('::error');
   });
 });
+
+describe('construct paths (tfgate apply --cdktf-stack)', () => {
+  const result = evaluation();
+  const constructPaths = new Map([['aws_sqs_queue.jobs', 'storage/audit/queue']]);
+  const subject = { kind: 'evaluation' as const, result, constructPaths };
+
+  it('text and markdown show the construct path beside the address', () => {
+    expect(renderReport(subject, 'text', plain)).toMatch(/aws_sqs_queue\.jobs \(storage\/audit\/queue\)/);
+    expect(renderReport(subject, 'markdown', plain)).toContain('`aws_sqs_queue.jobs`<br>storage/audit/queue');
+  });
+
+  it('json adds construct_paths, leaving the contract fields as they are; sarif names the construct', () => {
+    const parsed = JSON.parse(renderReport(subject, 'json', plain));
+    expect(parsed.construct_paths).toEqual({ 'aws_sqs_queue.jobs': 'storage/audit/queue' });
+    expect(parsed.findings).toEqual(result.findings);
+    const sarif = JSON.parse(renderReport(subject, 'sarif', plain));
+    const located = sarif.runs[0].results.find(
+      (r: { locations: Array<{ logicalLocations: Array<{ fullyQualifiedName: string }> }> }) =>
+        r.locations[0]?.logicalLocations.some((l) => l.fullyQualifiedName === 'storage/audit/queue'),
+    );
+    expect(located).toBeDefined();
+  });
+});

@@ -11,6 +11,7 @@ import { createProgress, useColor } from '../progress.js';
 export interface WrapperFlags extends RouteFlags {
   terraformBin?: string;
   chdir?: string;
+  cdktfStack?: string;
   minSeverity?: string;
   format?: string[];
   output?: string[];
@@ -45,6 +46,10 @@ export function addWrapperOptions(command: Command): Command {
     )
     .option('--chdir <dir>', 'the terraform working directory (passed as -chdir)')
     .option(
+      '--cdktf-stack <name>',
+      'CDKTF: run terraform in the synthesized stack <name> (cdktf.out/stacks/<name>, per cdktf.json "output"; run `cdktf synth` and `terraform init` there first) and show construct paths beside addresses; not with --chdir',
+    )
+    .option(
       '--min-severity <severity>',
       'block on findings at or above: low|medium|high|critical (default low; env TFGATE_MIN_SEVERITY)',
     )
@@ -71,6 +76,7 @@ export async function wrapperInputFromFlags(
     route: routeInputFromFlags(flags, env),
     terraformBin: flags.terraformBin,
     chdir: flags.chdir,
+    cdktfStack: flags.cdktfStack,
     terraformArgs,
     minSeverity: flags.minSeverity ?? nonEmpty(env.TFGATE_MIN_SEVERITY),
     advisory: flags.advisory ?? envBoolean(env, 'TFGATE_ADVISORY'),
@@ -84,6 +90,7 @@ export async function wrapperFlagNames(): Promise<Record<string, string>> {
     ...FLAG_NAMES,
     terraformBin: '--terraform-bin',
     chdir: '--chdir',
+    cdktfStack: '--cdktf-stack',
     terraformArgs: 'terraform plan arguments (after --)',
     out: '--out',
     planFile: '--plan-file',
