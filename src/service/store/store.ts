@@ -724,6 +724,7 @@ export class Store {
   appendAudit(entry: AuditEntry): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.#auditQueue.push({ entry, resolve, reject });
+      // Not answer-first-write-later: an answered gate decision is always in the audit log, even after kill -9.
       // PGlite runs each query synchronously, so flushing at once would commit one row per request.
       this.#auditFlush ??= new Promise<void>((done) => setImmediate(done)).then(() => this.#flushAudit());
     });
