@@ -3,14 +3,17 @@
 #   - OPA, pinned, built with `go install` (cached under ~/.cache/tfgate-tools), linked into .tools/bin;
 #   - terraform, only when none is on PATH: built from the pinned module source (its go.mod has
 #     replace directives, so `go install` refuses it; we `go mod download` and `go build` inside);
+#   - OpenTofu, pinned, built the same way (cached), linked into .tools/bin as `tofu`: the wrapper's
+#     OpenTofu tests run the real one;
 #   - PostgreSQL server binaries from Debian's packages, when initdb is missing;
 #   - cdktf-cli, pinned, in its own prefix under the cache (never in the repo: it would shadow the
 #     example's self-reference import of tfgate/cdktf), for the real `cdktf synth` test.
-# Usage: setup-tools.sh [opa] [terraform] [postgresql] [cdktf-cli]   (no argument: all of them)
+# Usage: setup-tools.sh [opa] [terraform] [tofu] [postgresql] [cdktf-cli]   (no argument: all of them)
 set -euo pipefail
 
 OPA_VERSION="${TFGATE_OPA_VERSION:-v1.22.2}"
 TERRAFORM_VERSION="${TFGATE_TERRAFORM_VERSION:-v1.11.4}"
+TOFU_VERSION="${TFGATE_TOFU_VERSION:-v1.10.10}"
 CDKTF_CLI_VERSION="${TFGATE_CDKTF_CLI_VERSION:-0.21.0}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/tfgate-tools"
@@ -18,7 +21,7 @@ bin="$root/.tools/bin"
 mkdir -p "$bin" "$cache"
 
 log() { printf 'setup-tools: %s\n' "$*" >&2; }
-components=" ${*:-opa terraform postgresql cdktf-cli} "
+components=" ${*:-opa terraform tofu postgresql cdktf-cli} "
 wants() { [[ "$components" == *" $1 "* ]]; }
 
 install_opa() {
@@ -32,6 +35,15 @@ install_opa() {
   log "opa: $("$bin/opa" version | head -1)"
 }
 
+# Go modules whose go.mod has replace directives (terraform, OpenTofu): `go install` refuses them, so
+# download the module and build inside it. Prints the module's source directory.
+download_module() {
+  local dir
+  dir="$(cd "$cache" && GOFLAGS=-mod=mod go mod download -json "$1" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
+  [ -n "$dir" ] || { log "could not download the Go module $1"; exit 1; }
+  printf '%s\n' "$dir"
+}
+
 install_terraform() {
   if command -v terraform >/dev/null 2>&1; then
     log "terraform: $(terraform version 2>/dev/null | head -1) (from PATH)"
@@ -41,13 +53,25 @@ install_terraform() {
   if [ ! -x "$dir/terraform" ]; then
     log "terraform not on PATH: building $TERRAFORM_VERSION from source (several minutes)"
     mkdir -p "$dir"
-    src="$(cd "$dir" && GOFLAGS=-mod=mod go mod download -json "github.com/hashicorp/terraform@$TERRAFORM_VERSION" |
-      sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
-    [ -n "$src" ] || { log "could not download the terraform module"; exit 1; }
+    src="$(download_module "github.com/hashicorp/terraform@$TERRAFORM_VERSION")"
     (cd "$src" && CGO_ENABLED=0 go build -o "$dir/terraform.tmp" . && mv "$dir/terraform.tmp" "$dir/terraform")
   fi
   ln -sf "$dir/terraform" "$bin/terraform"
   log "terraform: $("$bin/terraform" version 2>/dev/null | head -1) (built)"
+}
+
+install_tofu() {
+  local dir="$cache/tofu-$TOFU_VERSION" src
+  if [ ! -x "$dir/tofu" ]; then
+    log "building OpenTofu $TOFU_VERSION from source (several minutes on a fresh machine)"
+    mkdir -p "$dir"
+    src="$(download_module "github.com/opentofu/opentofu@$TOFU_VERSION")"
+    # dev=no: report a release version (1.10.10), not 1.10.10-dev.
+    (cd "$src" && CGO_ENABLED=0 go build -ldflags "-X github.com/opentofu/opentofu/version.dev=no" \
+      -o "$dir/tofu.tmp" ./cmd/tofu && mv "$dir/tofu.tmp" "$dir/tofu")
+  fi
+  ln -sf "$dir/tofu" "$bin/tofu"
+  log "tofu: $("$bin/tofu" version 2>/dev/null | head -1)"
 }
 
 install_postgresql() {
@@ -73,5 +97,6 @@ install_cdktf_cli() {
 
 if wants opa; then install_opa; fi
 if wants terraform; then install_terraform; fi
+if wants tofu; then install_tofu; fi
 if wants postgresql; then install_postgresql; fi
 if wants cdktf-cli; then install_cdktf_cli; fi
