@@ -5,7 +5,7 @@ import { NoDecisionError } from '../errors/index.js';
 import type { GateResult, Severity } from '../model/index.js';
 import { type ClientConfig, type ClientFlags, resolveClientConfig } from './config.js';
 import { type RequestSpec, ServiceTransport, type TransportDeps } from './http.js';
-import { gateResultSchema, publicKeySchema } from './schemas.js';
+import { lenientGateResultSchema, lenientPublicKeySchema } from './schemas.js';
 
 export const CONFORMANCE_PATH = '/v1/analysis/conformance';
 
@@ -76,7 +76,7 @@ export class ServiceClient {
       const error = this.transport.contractError(json);
       if (error && error.code !== 'gate_blocked') throw await this.transport.failure(spec, res, json);
     }
-    const parsed = gateResultSchema.safeParse(json);
+    const parsed = lenientGateResultSchema.safeParse(json);
     if (parsed.success) {
       if (parsed.data.decision !== decision) {
         throw new NoDecisionError(
@@ -161,7 +161,7 @@ export class ServiceClient {
       } catch {
         json = undefined;
       }
-      const parsed = publicKeySchema.safeParse(json);
+      const parsed = lenientPublicKeySchema.safeParse(json);
       pem = parsed.success ? parsed.data.public_key : '';
     }
     try {

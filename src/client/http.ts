@@ -6,7 +6,7 @@ import { NoDecisionError, type TfgateError } from '../errors/index.js';
 import type { ClientConfig } from './config.js';
 import { errorForStatus, type Operation } from './errors.js';
 import { redact } from './redact.js';
-import { type ContractError, contractErrorSchema } from './schemas.js';
+import { type ContractError, errorBodySchema } from './schemas.js';
 
 /** Statuses worth another attempt: rate limiting and gateway trouble (issue "The client"). */
 const RETRYABLE_STATUSES = new Set([429, 502, 503, 504]);
@@ -291,7 +291,7 @@ export class ServiceTransport {
 
   /** The contract error body, if the response carries one; its message redacted. */
   contractError(json: unknown): ContractError | undefined {
-    const parsed = contractErrorSchema.safeParse(json);
+    const parsed = errorBodySchema.safeParse(json);
     if (!parsed.success) return undefined;
     return { ...parsed.data.error, message: this.redact(parsed.data.error.message) };
   }

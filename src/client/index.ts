@@ -18,4 +18,3 @@ export { errorForStatus, type Operation } from './errors.js';
 export { createDispatcher, retryAfterMs, ServiceTransport, type TransportDeps } from './http.js';
 export { redact } from './redact.js';
 export { detailsUnavailable, openRemoteEvaluator, RemoteEvaluator } from './remote-evaluator.js';
-export { contractErrorSchema, evaluationResultSchema, gateResultSchema } from './schemas.js';

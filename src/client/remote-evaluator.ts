@@ -6,7 +6,7 @@ import type { PlanSource } from '../plan/index.js';
 import { packagePath, ServiceClient } from './client.js';
 import type { ClientFlags } from './config.js';
 import type { RequestSpec } from './http.js';
-import { evaluationResultSchema } from './schemas.js';
+import { lenientEvaluationResultSchema } from './schemas.js';
 
 /** Results decided by status alone carry no findings; this says why, for the report. */
 const statusOnly = new WeakMap<EvaluationResult, string>();
@@ -45,7 +45,7 @@ export class RemoteEvaluator implements PlanEvaluator {
     if (res.status === 409) {
       const error = transport.contractError(json);
       if (error && error.code !== 'evaluation_blocked') throw await transport.failure(spec, res, json);
-      const parsed = evaluationResultSchema.safeParse(json);
+      const parsed = lenientEvaluationResultSchema.safeParse(json);
       if (parsed.success && parsed.data.decision === 'block') return parsed.data;
       // Blocked, by status: fail closed with what we know.
       const result: EvaluationResult = {
@@ -74,7 +74,7 @@ export class RemoteEvaluator implements PlanEvaluator {
     }
     // The interface does not say that findings make the status an error, so a 200 is only a pass
     // when its body says so: an unreadable body is no decision.
-    const parsed = evaluationResultSchema.safeParse(json);
+    const parsed = lenientEvaluationResultSchema.safeParse(json);
     if (!parsed.success) {
       throw new NoDecisionError(
         'unreadable_evaluation',

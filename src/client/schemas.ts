@@ -1,94 +1,36 @@
-// What the client expects in response bodies (service contract). A body that does not match is never trusted:
-// the decision then comes from the status code alone.
+// What the client accepts in response bodies: the contract's schemas (src/schemas/contract.ts), read
+// leniently so that any service following the interface works. A body that does not match is never
+// trusted: the decision then comes from the status code alone.
 import { z } from 'zod';
+import type { EvaluationResult, GateResult } from '../model/index.js';
 import {
-  DRIFT_RULES,
-  type EvaluationResult,
-  type GateResult,
-  PLAN_ACTIONS,
-  PLAN_RULES,
-  SEVERITIES,
-} from '../model/index.js';
+  evaluationCountsSchema,
+  evaluationResultSchema,
+  gateResultSchema,
+  publicKeySchema,
+} from '../schemas/contract.js';
 
-const severity = z.enum(SEVERITIES);
-const decision = z.enum(['pass', 'block']);
+export { type ContractError, errorBodySchema } from '../schemas/contract.js';
 
-/** `{"error": {"code", "message", "details"?}}`, the contract's error body for every 4xx/5xx. */
-export const contractErrorSchema = z.object({
-  error: z.object({
-    code: z.string().regex(/^[a-z][a-z0-9_]*$/),
-    message: z.string(),
-    details: z.record(z.string(), z.unknown()).optional(),
-  }),
-});
-export type ContractError = z.infer<typeof contractErrorSchema>['error'];
+// The counts the contract does not name read as 0 when a service leaves them out.
+const zeroIfMissing = z.number().int().min(0).default(0);
 
-export const evalFindingSchema = z.object({
-  id: z.string(),
-  rule: z.enum(PLAN_RULES),
-  severity,
-  address: z.string(),
-  type: z.string(),
-  kind: z.string(),
-  actions: z.array(z.enum(PLAN_ACTIONS)),
-  capability: z.string().optional(),
-  message: z.string(),
-});
-
-const count = z.number().int().min(0);
-
-export const evaluationResultSchema = z.object({
-  package_id: z.string(),
-  decision,
-  min_severity: severity,
-  findings: z.array(evalFindingSchema),
-  counts: z.object({
-    resource_changes: count,
-    creations: count,
-    destructions: count,
-    unrecognized: count,
-    findings: count,
-    // Additive to the contract; a service that follows the contract alone leaves them out.
-    updates: count.default(0),
-    reads: count.default(0),
-    imports: count.default(0),
-    forgets: count.default(0),
-    no_ops: count.default(0),
+/** The evaluation result as the model has it: additive counts default to 0, the 409 body's `error` is dropped. */
+export const lenientEvaluationResultSchema = evaluationResultSchema.omit({ error: true }).extend({
+  counts: evaluationCountsSchema.extend({
+    updates: zeroIfMissing,
+    reads: zeroIfMissing,
+    imports: zeroIfMissing,
+    forgets: zeroIfMissing,
+    no_ops: zeroIfMissing,
   }),
 }) satisfies z.ZodType<EvaluationResult, unknown>;
 
-export const driftFindingSchema = z.object({
-  id: z.string(),
-  rule: z.enum(DRIFT_RULES),
-  severity,
-  address: z.string(),
-  type: z.string().optional(),
-  kind: z.string().optional(),
-  capability: z.string().optional(),
-  message: z.string(),
-  status: z.enum(['open', 'acknowledged', 'resolved']),
-  first_seen_at: z.string().optional(),
-  last_seen_at: z.string().optional(),
-  resolved_at: z.string().optional(),
-  acknowledgement: z
-    .object({ by: z.string(), account: z.string(), at: z.string(), reason: z.string() })
-    .optional(),
-});
+/** The gate result as the model has it: the 409 body's `error` is dropped. */
+export const lenientGateResultSchema = gateResultSchema.omit({ error: true }) satisfies z.ZodType<
+  GateResult,
+  unknown
+>;
 
-export const gateResultSchema = z.object({
-  package_id: z.string(),
-  decision,
-  min_severity: severity,
-  refreshed: z.boolean(),
-  drift_checked_at: z.string(),
-  blocking: z.array(driftFindingSchema),
-  acknowledged: z.array(driftFindingSchema),
-  counts: z.object({ open: count, acknowledged: count, blocking: count }),
-}) satisfies z.ZodType<GateResult, unknown>;
-
-/** GET /public-key as JSON (when the service ignores Accept: application/x-pem-file). */
-export const publicKeySchema = z.object({
-  key_id: z.string(),
-  algorithm: z.string(),
-  public_key: z.string(),
-});
+/** Only the PEM is used, so any algorithm name is accepted here; the key itself is checked when parsed. */
+export const lenientPublicKeySchema = publicKeySchema.extend({ algorithm: z.string() });

@@ -1,94 +1,18 @@
 // The zod schemas of every request and response. The routes validate with them and the OpenAPI
-// document is generated from them, so the two cannot drift apart.
+// document is generated from them, so the two cannot drift apart. The contract's shapes, which the
+// client reads too, live in src/schemas/contract.ts.
 import { z } from 'zod';
 import { PACKAGE_ID_PATTERN } from '../../design/index.js';
-import { DRIFT_RULES, PLAN_ACTIONS, PLAN_RULES, SEVERITIES } from '../../model/index.js';
+import { driftFindingSchema, timestampSchema as timestamp } from '../../schemas/contract.js';
 import { ACCOUNT_PLANS, SCOPES } from '../core/types.js';
 
-export const severitySchema = z.enum(SEVERITIES);
-const timestamp = z.string().describe('RFC 3339 timestamp');
-
-export const errorBodySchema = z
-  .object({
-    error: z.object({
-      code: z.string().describe('snake_case error code'),
-      message: z.string().describe('what went wrong and how to fix it'),
-      details: z.record(z.string(), z.unknown()).optional(),
-    }),
-  })
-  .meta({ id: 'Error' });
-
-export const acknowledgementSchema = z
-  .object({ by: z.string(), account: z.string(), at: timestamp, reason: z.string() })
-  .meta({ id: 'Acknowledgement' });
-
-export const driftFindingSchema = z
-  .object({
-    id: z.string().describe('stable: the same rule on the same address of the same package'),
-    rule: z.enum(DRIFT_RULES),
-    severity: severitySchema,
-    address: z.string(),
-    type: z.string().optional(),
-    kind: z.string().optional(),
-    capability: z.string().optional(),
-    message: z.string(),
-    status: z.enum(['open', 'acknowledged', 'resolved']),
-    first_seen_at: timestamp.optional(),
-    last_seen_at: timestamp.optional(),
-    resolved_at: timestamp.optional(),
-    acknowledgement: acknowledgementSchema.optional(),
-  })
-  .meta({ id: 'DriftFinding' });
-
-export const gateResultSchema = z
-  .object({
-    package_id: z.string(),
-    decision: z.enum(['pass', 'block']),
-    min_severity: severitySchema,
-    refreshed: z.boolean(),
-    drift_checked_at: timestamp,
-    blocking: z.array(driftFindingSchema),
-    acknowledged: z.array(driftFindingSchema),
-    counts: z.object({ open: z.number().int(), acknowledged: z.number().int(), blocking: z.number().int() }),
-    error: errorBodySchema.shape.error.optional().describe('present with 409: code gate_blocked'),
-  })
-  .meta({ id: 'GateResult' });
-
-export const evalFindingSchema = z
-  .object({
-    id: z.string(),
-    rule: z.enum(PLAN_RULES),
-    severity: severitySchema,
-    address: z.string(),
-    type: z.string(),
-    kind: z.string(),
-    actions: z.array(z.enum(PLAN_ACTIONS)),
-    capability: z.string().optional(),
-    message: z.string(),
-  })
-  .meta({ id: 'EvalFinding' });
-
-export const evaluationResultSchema = z
-  .object({
-    package_id: z.string(),
-    decision: z.enum(['pass', 'block']),
-    min_severity: severitySchema,
-    findings: z.array(evalFindingSchema),
-    counts: z.object({
-      resource_changes: z.number().int(),
-      creations: z.number().int(),
-      destructions: z.number().int(),
-      unrecognized: z.number().int(),
-      findings: z.number().int(),
-      updates: z.number().int().optional(),
-      reads: z.number().int().optional(),
-      imports: z.number().int().optional(),
-      forgets: z.number().int().optional(),
-      no_ops: z.number().int().optional(),
-    }),
-    error: errorBodySchema.shape.error.optional().describe('present with 409: code evaluation_blocked'),
-  })
-  .meta({ id: 'EvaluationResult' });
+export {
+  driftFindingSchema,
+  errorBodySchema,
+  evaluationResultSchema,
+  gateResultSchema,
+  publicKeySchema,
+} from '../../schemas/contract.js';
 
 export const packageSchema = z
   .object({
@@ -150,10 +74,6 @@ export const observedStateResponseSchema = z.object({
   resources: z.number().int(),
   pushed_at: timestamp,
 });
-
-export const publicKeySchema = z
-  .object({ key_id: z.string(), algorithm: z.literal('RS256'), public_key: z.string().describe('PEM, SPKI') })
-  .meta({ id: 'PublicKey' });
 
 export const healthSchema = z.object({ status: z.string() });
 

@@ -1,0 +1,107 @@
+// The service contract's wire shapes, defined once. The service validates and documents with them (each
+// `.meta({id})` becomes an OpenAPI component); the client reads through lenient variants derived from
+// them (src/client/schemas.ts). Depends on zod and the result model only.
+import { z } from 'zod';
+import { DRIFT_RULES, type EvaluationCounts, PLAN_ACTIONS, PLAN_RULES, SEVERITIES } from '../model/index.js';
+
+export const severitySchema = z.enum(SEVERITIES);
+export const decisionSchema = z.enum(['pass', 'block']);
+export const timestampSchema = z.string().describe('RFC 3339 timestamp');
+const count = z.number().int().min(0);
+
+/** The error of every 4xx/5xx body (and of a blocked 409 result). */
+export const contractErrorSchema = z.object({
+  code: z
+    .string()
+    .regex(/^[a-z][a-z0-9_]*$/)
+    .describe('snake_case error code'),
+  message: z.string().describe('what went wrong and how to fix it'),
+  details: z.record(z.string(), z.unknown()).optional(),
+});
+export type ContractError = z.infer<typeof contractErrorSchema>;
+
+/** `{"error": {"code", "message", "details"?}}` */
+export const errorBodySchema = z.object({ error: contractErrorSchema }).meta({ id: 'Error' });
+
+export const evalFindingSchema = z
+  .object({
+    id: z.string(),
+    rule: z.enum(PLAN_RULES),
+    severity: severitySchema,
+    address: z.string(),
+    type: z.string(),
+    kind: z.string(),
+    actions: z.array(z.enum(PLAN_ACTIONS)),
+    capability: z.string().optional(),
+    message: z.string(),
+  })
+  .meta({ id: 'EvalFinding' });
+
+/** Every count tfgate computes (the model's EvaluationCounts). */
+export const evaluationCountsSchema = z.object({
+  resource_changes: count,
+  creations: count,
+  destructions: count,
+  unrecognized: count,
+  findings: count,
+  updates: count,
+  reads: count,
+  imports: count,
+  forgets: count,
+  no_ops: count,
+}) satisfies z.ZodType<EvaluationCounts, unknown>;
+
+/** Counts the contract does not name: tfgate's service sends them, a service following the contract alone may not. */
+const ADDITIVE_COUNTS = { updates: true, reads: true, imports: true, forgets: true, no_ops: true } as const;
+
+export const evaluationResultSchema = z
+  .object({
+    package_id: z.string(),
+    decision: decisionSchema,
+    min_severity: severitySchema,
+    findings: z.array(evalFindingSchema),
+    counts: evaluationCountsSchema.partial(ADDITIVE_COUNTS),
+    error: contractErrorSchema.optional().describe('present with 409: code evaluation_blocked'),
+  })
+  .meta({ id: 'EvaluationResult' });
+
+export const acknowledgementSchema = z
+  .object({ by: z.string(), account: z.string(), at: timestampSchema, reason: z.string() })
+  .meta({ id: 'Acknowledgement' });
+
+export const driftFindingSchema = z
+  .object({
+    id: z.string().describe('stable: the same rule on the same address of the same package'),
+    rule: z.enum(DRIFT_RULES),
+    severity: severitySchema,
+    address: z.string(),
+    type: z.string().optional(),
+    kind: z.string().optional(),
+    capability: z.string().optional(),
+    message: z.string(),
+    status: z.enum(['open', 'acknowledged', 'resolved']),
+    first_seen_at: timestampSchema.optional(),
+    last_seen_at: timestampSchema.optional(),
+    resolved_at: timestampSchema.optional(),
+    acknowledgement: acknowledgementSchema.optional(),
+  })
+  .meta({ id: 'DriftFinding' });
+
+export const gateResultSchema = z
+  .object({
+    package_id: z.string(),
+    decision: decisionSchema,
+    min_severity: severitySchema,
+    refreshed: z.boolean(),
+    drift_checked_at: timestampSchema,
+    blocking: z.array(driftFindingSchema),
+    acknowledged: z.array(driftFindingSchema),
+    counts: z.object({ open: count, acknowledged: count, blocking: count }),
+    error: contractErrorSchema.optional().describe('present with 409: code gate_blocked'),
+  })
+  .meta({ id: 'GateResult' });
+
+/** GET /public-key as JSON. */
+export const publicKeySchema = z
+  .object({ key_id: z.string(), algorithm: z.literal('RS256'), public_key: z.string().describe('PEM, SPKI') })
+  .meta({ id: 'PublicKey' });
