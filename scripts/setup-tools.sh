@@ -13,6 +13,9 @@ set -euo pipefail
 
 OPA_VERSION="${TFGATE_OPA_VERSION:-v1.22.2}"
 TERRAFORM_VERSION="${TFGATE_TERRAFORM_VERSION:-v1.11.4}"
+# The commit of that tag as a pseudo-version: terraform's nested modules (its replace targets, left out of
+# the module zip) are served by the proxy only at this version.
+TERRAFORM_NESTED_VERSION="${TFGATE_TERRAFORM_NESTED_VERSION:-v0.0.0-20250409131005-35645b8fca68}"
 TOFU_VERSION="${TFGATE_TOFU_VERSION:-v1.10.10}"
 CDKTF_CLI_VERSION="${TFGATE_CDKTF_CLI_VERSION:-0.21.0}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -54,7 +57,18 @@ install_terraform() {
     log "terraform not on PATH: building $TERRAFORM_VERSION from source (several minutes)"
     mkdir -p "$dir"
     src="$(download_module "github.com/hashicorp/terraform@$TERRAFORM_VERSION")"
-    (cd "$src" && CGO_ENABLED=0 go build -o "$dir/terraform.tmp" . && mv "$dir/terraform.tmp" "$dir/terraform")
+    # Build from a writable copy: put each nested module where its replace directive points, and drop
+    # `godebug tlskyber=0` (1.11's go.mod), a setting newer Go refuses.
+    rm -rf "$dir/src" && cp -r "$src" "$dir/src" && chmod -R u+w "$dir/src"
+    local module path
+    while read -r module path; do
+      cp -r "$(download_module "$module@$TERRAFORM_NESTED_VERSION")" "$dir/src/$path"
+      chmod -R u+w "$dir/src/$path"
+    done < <(sed -n 's/^replace \([^ ]*\) => \.\/\(.*\)$/\1 \2/p' "$dir/src/go.mod")
+    (cd "$dir/src" && go mod edit -dropgodebug=tlskyber &&
+      CGO_ENABLED=0 go build -ldflags "-X github.com/hashicorp/terraform/version.dev=no" \
+        -o "$dir/terraform.tmp" . && mv "$dir/terraform.tmp" "$dir/terraform")
+    rm -rf "$dir/src"
   fi
   ln -sf "$dir/terraform" "$bin/terraform"
   log "terraform: $("$bin/terraform" version 2>/dev/null | head -1) (built)"
