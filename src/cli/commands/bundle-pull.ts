@@ -1,28 +1,22 @@
 // `tfgate bundle pull`: commander wiring only; src/commands/bundle-pull.ts does the work.
 import type { Command } from 'commander';
 import type { BundlePullFlags } from '../../commands/bundle-pull.js';
+import { addServiceOptions } from '../options.js';
 
 export function registerBundlePull(bundle: Command): void {
-  bundle
+  const pull = bundle
     .command('pull')
     .description(
       "Download a package's signed bundle and the platform public key, verify them, and cache them by ETag; then decide offline with `tfgate check --bundle … --public-key …`. The API key is read from TFGATE_API_KEY.",
     )
     .option('--package <id>', 'the package whose bundle to pull (env TFGATE_PACKAGE)')
     // The default is DEFAULT_BUNDLE_CACHE, spelled out so help does not load the HTTP client.
-    .option('--dir <cache>', 'cache directory (default .tfgate/bundles; env TFGATE_BUNDLE_DIR)')
-    .option('--base-url <url>', 'the tfgate service (env TFGATE_BASE_URL)')
-    .option('--ca-file <pem>', 'trust this CA for the service certificate (or NODE_EXTRA_CA_CERTS)')
-    .option('--timeout <seconds>', 'wait this long for a response, and between response chunks')
-    .option(
-      '--retries <n>',
-      'retries on connection errors and 429/502/503/504 (default 3; env TFGATE_RETRIES)',
-    )
-    .action(async (flags: BundlePullFlags) => {
-      const { describeBundlePull, resolveBundlePullOptions, runBundlePull } = await import(
-        '../../commands/bundle-pull.js'
-      );
-      const result = await runBundlePull(resolveBundlePullOptions(flags, process.env), { env: process.env });
-      process.stdout.write(describeBundlePull(result));
-    });
+    .option('--dir <cache>', 'cache directory (default .tfgate/bundles; env TFGATE_BUNDLE_DIR)');
+  addServiceOptions(pull).action(async (flags: BundlePullFlags) => {
+    const { describeBundlePull, resolveBundlePullOptions, runBundlePull } = await import(
+      '../../commands/bundle-pull.js'
+    );
+    const result = await runBundlePull(resolveBundlePullOptions(flags, process.env), { env: process.env });
+    process.stdout.write(describeBundlePull(result));
+  });
 }

@@ -3,7 +3,8 @@
 import type { Command } from 'commander';
 import type { RouteFlags } from '../../commands/check.js';
 import type { WrapperContext } from '../../commands/plan.js';
-import { collect, envBoolean, parseOptions, reportTargetsFromFlags } from '../../options/common.js';
+import { envBoolean, parseOptions, reportTargetsFromFlags } from '../../options/common.js';
+import { addAdvisoryOption, addMinSeverityOption, addReportOptions, addRouteOptions } from '../options.js';
 import { setExitCode } from '../program.js';
 import { createProgress, useColor } from '../progress.js';
 
@@ -20,26 +21,11 @@ export interface WrapperFlags extends RouteFlags {
 
 /** The route, severity, report and terraform flags; the same names and meanings as `tfgate check`. */
 export function addWrapperOptions(command: Command): Command {
-  return command
-    .argument(
-      '[terraform-plan-args...]',
-      'after --: terraform plan flags (-var, -var-file, -target, -replace, ...)',
-    )
-    .option(
-      '--base-url <url>',
-      'with --package: the tfgate service (env TFGATE_BASE_URL; key from TFGATE_API_KEY)',
-    )
-    .option('--ca-file <pem>', 'with --package: trust this CA for the service (or NODE_EXTRA_CA_CERTS)')
-    .option('--bundle <bundle.tar.gz>', 'decide with this signed policy bundle, offline')
-    .option('--public-key <pem>', 'platform public key that verifies the bundle (env TFGATE_PUBLIC_KEY)')
-    .option(
-      '--package <id>',
-      'the service route: this package decides (with --bundle: refuse a bundle for another package)',
-    )
-    .option(
-      '--allow-unsigned-bundle-INSECURE',
-      'accept a bundle with no signature (INSECURE: for local experiments only; warned about every time)',
-    )
+  command.argument(
+    '[terraform-plan-args...]',
+    'after --: terraform plan flags (-var, -var-file, -target, -replace, ...)',
+  );
+  addRouteOptions(command)
     .option(
       '--terraform-bin <bin>',
       'terraform, tofu or a path (env TFGATE_TERRAFORM_BIN; default terraform)',
@@ -48,21 +34,14 @@ export function addWrapperOptions(command: Command): Command {
     .option(
       '--cdktf-stack <name>',
       'CDKTF: run terraform in the synthesized stack <name> (cdktf.out/stacks/<name>, per cdktf.json "output"; run `cdktf synth` and `terraform init` there first) and show construct paths beside addresses; not with --chdir',
-    )
-    .option(
-      '--min-severity <severity>',
-      'block on findings at or above: low|medium|high|critical (default low; env TFGATE_MIN_SEVERITY)',
-    )
-    .option('--format <format>', 'report format: text|json|markdown|sarif|junit (repeatable)', collect)
-    .option('--output <file>', 'write the report of the --format at the same position to this file', collect)
-    .option(
-      '--advisory',
-      'report findings but go ahead anyway, saying so loudly (env TFGATE_ADVISORY); also without a decision',
-    )
-    .addHelpText(
-      'after',
-      `\nterraform plan flags go after --, e.g.\n  tfgate ${command.name()} --package payments -- -var-file=prod.tfvars -target=module.queue`,
     );
+  addMinSeverityOption(command);
+  addReportOptions(command);
+  addAdvisoryOption(command, 'go ahead', 'usage errors (1) and terraform failures (2)');
+  return command.addHelpText(
+    'after',
+    `\nterraform plan flags go after --, e.g.\n  tfgate ${command.name()} --package payments -- -var-file=prod.tfvars -target=module.queue`,
+  );
 }
 
 /** Flags and environment → the input of the command's option schema, validated there (flags named). */

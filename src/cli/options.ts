@@ -1,0 +1,62 @@
+// Flags that several commands share, defined once so they keep the same names and help everywhere.
+import type { Command } from 'commander';
+import { collect } from '../options/common.js';
+
+/** How check, plan and apply choose who decides: the service (--package) or a signed bundle, offline. */
+export function addRouteOptions(command: Command): Command {
+  return command
+    .option(
+      '--base-url <url>',
+      'with --package: the tfgate service (env TFGATE_BASE_URL; key from TFGATE_API_KEY)',
+    )
+    .option('--ca-file <pem>', 'with --package: trust this CA for the service (or NODE_EXTRA_CA_CERTS)')
+    .option('--bundle <bundle.tar.gz>', 'decide with this signed policy bundle, offline')
+    .option('--public-key <pem>', 'platform public key that verifies the bundle (env TFGATE_PUBLIC_KEY)')
+    .option(
+      '--package <id>',
+      'the service route: this package decides (with --bundle: refuse a bundle for another package)',
+    )
+    .option(
+      '--allow-unsigned-bundle-INSECURE',
+      'accept a bundle with no signature (INSECURE: for local experiments only; warned about every time)',
+    );
+}
+
+/** The service connection of gate and bundle pull. The API key has no flag: it comes from TFGATE_API_KEY. */
+export function addServiceOptions(command: Command): Command {
+  return command
+    .option('--base-url <url>', 'the tfgate service (env TFGATE_BASE_URL)')
+    .option('--ca-file <pem>', 'trust this CA for the service certificate (or NODE_EXTRA_CA_CERTS)')
+    .option('--timeout <seconds>', 'wait this long for a response, and between response chunks')
+    .option(
+      '--retries <n>',
+      'retries on connection errors and 429/502/503/504 (default 3; env TFGATE_RETRIES)',
+    );
+}
+
+/** `--min-severity`; `findings` says which findings count (e.g. "open findings" for the gate). */
+export function addMinSeverityOption(command: Command, findings = 'findings'): Command {
+  return command.option(
+    '--min-severity <severity>',
+    `block on ${findings} at or above: low|medium|high|critical (default low; env TFGATE_MIN_SEVERITY)`,
+  );
+}
+
+/** `--format` and `--output`, repeatable and paired by position. */
+export function addReportOptions(command: Command): Command {
+  return command
+    .option('--format <format>', 'report format: text|json|markdown|sarif|junit (repeatable)', collect)
+    .option(
+      '--output <file>',
+      'write the report of the --format at the same position to this file (repeatable)',
+      collect,
+    );
+}
+
+/** `--advisory`: `proceed` is what the command does instead of failing; `stillFails`, what still fails. */
+export function addAdvisoryOption(command: Command, proceed: string, stillFails: string): Command {
+  return command.option(
+    '--advisory',
+    `${proceed} on a block or when no decision can be reached, saying so loudly on stderr (env TFGATE_ADVISORY); ${stillFails} still fail`,
+  );
+}
