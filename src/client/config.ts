@@ -15,6 +15,14 @@ export const clientFlagsSchema = z.object({
 });
 export type ClientFlags = z.input<typeof clientFlagsSchema>;
 
+/** How the client's options are written on the command line, for usage errors. */
+export const CLIENT_FLAG_NAMES: Readonly<Record<string, string>> = {
+  'client.baseUrl': '--base-url',
+  'client.caFile': '--ca-file',
+  'client.timeout': '--timeout',
+  'client.retries': '--retries',
+};
+
 export interface ClientConfig {
   /** Without a trailing slash, e.g. https://tfgate.example.com */
   baseUrl: string;

@@ -7,6 +7,7 @@ export {
   ServiceClient,
 } from './client.js';
 export {
+  CLIENT_FLAG_NAMES,
   type ClientConfig,
   type ClientFlags,
   clientFlagsSchema,

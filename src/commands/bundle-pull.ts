@@ -5,9 +5,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { type ClientFlags, clientFlagsSchema, ServiceClient, type TransportDeps } from '../client/index.js';
+import { CLIENT_FLAG_NAMES, clientFlagsSchema, ServiceClient, type TransportDeps } from '../client/index.js';
 import { UsageError } from '../errors/index.js';
-import { parseOptions } from '../options/common.js';
+import { nonEmpty, parseOptions } from '../options/common.js';
 import { type VerifiedBundle, verifyBundle } from '../policy/bundle/index.js';
 import { packageIdSchema } from './gate.js';
 
@@ -34,17 +34,19 @@ export function resolveBundlePullOptions(
   flags: BundlePullFlags,
   env: NodeJS.ProcessEnv,
 ): z.output<typeof bundlePullOptionsSchema> {
-  const client: ClientFlags = {
-    ...(flags.baseUrl !== undefined ? { baseUrl: flags.baseUrl } : {}),
-    ...(flags.caFile !== undefined ? { caFile: flags.caFile } : {}),
-    ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}),
-    ...(flags.retries !== undefined ? { retries: flags.retries } : {}),
-  };
-  const dir = flags.dir ?? (env.TFGATE_BUNDLE_DIR || undefined);
   return parseOptions(
     bundlePullOptionsSchema,
-    { packageId: flags.package ?? (env.TFGATE_PACKAGE || undefined), ...(dir ? { dir } : {}), client },
-    { packageId: '--package', dir: '--dir', 'client.timeout': '--timeout', 'client.retries': '--retries' },
+    {
+      packageId: flags.package ?? nonEmpty(env.TFGATE_PACKAGE),
+      dir: nonEmpty(flags.dir ?? env.TFGATE_BUNDLE_DIR),
+      client: {
+        baseUrl: flags.baseUrl,
+        caFile: flags.caFile,
+        timeout: flags.timeout,
+        retries: flags.retries,
+      },
+    },
+    { ...CLIENT_FLAG_NAMES, packageId: '--package', dir: '--dir' },
   );
 }
 

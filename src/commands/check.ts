@@ -6,6 +6,7 @@ import {
   advisorySchema,
   envBoolean,
   minSeveritySchema,
+  nonEmpty,
   parseOptions,
   reportTargetsFromFlags,
   reportTargetsSchema,
@@ -260,8 +261,4 @@ export async function openEvaluator(
       });
     }
   }
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value === '' ? undefined : value;
 }

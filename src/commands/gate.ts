@@ -2,7 +2,7 @@
 // (200 pass, 409 blocked), so it works against any implementation of the interface.
 import { z } from 'zod';
 import {
-  type ClientFlags,
+  CLIENT_FLAG_NAMES,
   clientFlagsSchema,
   type GateOutcome,
   ServiceClient,
@@ -14,6 +14,7 @@ import {
   advisorySchema,
   envBoolean,
   minSeveritySchema,
+  nonEmpty,
   parseOptions,
   reportTargetsFromFlags,
   reportTargetsSchema,
@@ -54,23 +55,16 @@ export interface GateFlags {
 }
 
 const FLAG_NAMES: Record<string, string> = {
+  ...CLIENT_FLAG_NAMES,
   packageId: '--package',
   minSeverity: '--min-severity',
   reports: '--format/--output',
-  'client.timeout': '--timeout',
-  'client.retries': '--retries',
 };
 
 export function resolveGateOptions(
   flags: GateFlags,
   env: NodeJS.ProcessEnv,
 ): z.output<typeof gateOptionsSchema> {
-  const client: ClientFlags = {
-    ...(flags.baseUrl !== undefined ? { baseUrl: flags.baseUrl } : {}),
-    ...(flags.caFile !== undefined ? { caFile: flags.caFile } : {}),
-    ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}),
-    ...(flags.retries !== undefined ? { retries: flags.retries } : {}),
-  };
   return parseOptions(
     gateOptionsSchema,
     {
@@ -79,7 +73,12 @@ export function resolveGateOptions(
       refresh: flags.refresh ?? false,
       advisory: flags.advisory ?? envBoolean(env, 'TFGATE_ADVISORY'),
       reports: reportTargetsFromFlags(flags.format, flags.output),
-      client,
+      client: {
+        baseUrl: flags.baseUrl,
+        caFile: flags.caFile,
+        timeout: flags.timeout,
+        retries: flags.retries,
+      },
     },
     FLAG_NAMES,
   );
@@ -141,8 +140,4 @@ export async function runGate(input: GateOptions, context: GateContext): Promise
   } finally {
     await client.close();
   }
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value === '' ? undefined : value;
 }

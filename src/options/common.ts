@@ -41,6 +41,11 @@ export function reportTargetsFromFlags(formats: readonly string[] = [], outputs:
   return reportTargets(formats, outputs);
 }
 
+/** An environment value, or undefined when it is unset or empty (an empty variable means "not set"). */
+export function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}
+
 /** A boolean from the environment: 1/true/yes or 0/false/no (any case); anything else is a usage error. */
 export function envBoolean(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
   const value = env[name];

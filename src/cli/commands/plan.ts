@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import type { RouteFlags } from '../../commands/check.js';
 import type { WrapperContext } from '../../commands/plan.js';
-import { envBoolean, parseOptions, reportTargetsFromFlags } from '../../options/common.js';
+import { envBoolean, nonEmpty, parseOptions, reportTargetsFromFlags } from '../../options/common.js';
 import { addAdvisoryOption, addMinSeverityOption, addReportOptions, addRouteOptions } from '../options.js';
 import { setExitCode } from '../program.js';
 import { createProgress, useColor } from '../progress.js';
@@ -120,8 +120,4 @@ export function registerPlan(program: Command): void {
       const result = await exitPromptlyIfInterrupted(runPlan(options, cliContext()));
       setExitCode(command, result.exitCode);
     });
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value === '' ? undefined : value;
 }
