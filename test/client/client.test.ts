@@ -1,8 +1,8 @@
 // The client against contract-following HTTP servers on loopback: status semantics, bodies, errors.
 import { afterEach, describe, expect, it } from 'vitest';
 import { RemoteEvaluator, resolveClientConfig, ServiceClient } from '../../src/client/index.js';
-import { isTfgateError, type TfgateError } from '../../src/errors/index.js';
 import { bufferSource } from '../../src/plan/index.js';
+import { failure } from '../helpers/errors.js';
 import { evaluation, gate } from '../report/fixtures.js';
 import {
   contractError,
@@ -27,15 +27,6 @@ async function serve(handler: Parameters<typeof startLoopback>[0]) {
   server = await startLoopback(handler);
   client = await ServiceClient.fromOptions({}, testEnv(server.baseUrl));
   return { server, client };
-}
-
-async function failure(promise: Promise<unknown>): Promise<TfgateError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!isTfgateError(error)) throw new Error(`expected a TfgateError, got ${String(error)}`);
-  return error;
 }
 
 describe('gate call', () => {

@@ -10,8 +10,8 @@ import { errors as undiciErrors } from 'undici';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { connectionErrorCode } from '../../src/client/http.js';
 import { RemoteEvaluator, retryAfterMs, ServiceClient } from '../../src/client/index.js';
-import { isTfgateError, type TfgateError } from '../../src/errors/index.js';
 import { bufferSource, fileSource, type PlanSource } from '../../src/plan/index.js';
+import { failure } from '../helpers/errors.js';
 import { evaluation, gate } from '../report/fixtures.js';
 import { type Loopback, readBody, sendJson, startLoopback, testEnv } from './loopback.js';
 
@@ -25,15 +25,6 @@ afterEach(async () => {
 });
 
 const passBody = gate({ decision: 'pass', blocking: [], counts: { open: 0, acknowledged: 1, blocking: 0 } });
-
-async function failure(promise: Promise<unknown>): Promise<TfgateError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!isTfgateError(error)) throw new Error(`expected a TfgateError, got ${String(error)}`);
-  return error;
-}
 
 /** A client whose sleeps are recorded (and shortened), so backoff is asserted without timing anything. */
 async function clientFor(baseUrl: string, extra: Record<string, string> = {}) {

@@ -2,8 +2,8 @@
 // the service answers before or after reading the body.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RemoteEvaluator, ServiceClient } from '../../src/client/index.js';
-import { isTfgateError, type TfgateError } from '../../src/errors/index.js';
 import { bufferSource } from '../../src/plan/index.js';
+import { failure } from '../helpers/errors.js';
 import { createApprovedPackage, startService, type TestService } from '../helpers/service.js';
 
 let svc: TestService;
@@ -53,15 +53,6 @@ function plan(changes: unknown[], padding = 0): string {
 async function remote(key = svc.apiKey, packageId = 'eval-demo') {
   const client = await ServiceClient.fromOptions({}, { TFGATE_BASE_URL: svc.baseUrl, TFGATE_API_KEY: key });
   return { client, evaluator: new RemoteEvaluator(client, packageId) };
-}
-
-async function failure(promise: Promise<unknown>): Promise<TfgateError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!isTfgateError(error)) throw new Error(`expected a TfgateError, got ${String(error)}`);
-  return error;
 }
 
 describe('remote evaluation against the real service', () => {

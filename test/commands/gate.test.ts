@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type GateOptions, resolveGateOptions, runGate } from '../../src/commands/gate.js';
-import { isTfgateError, type TfgateError } from '../../src/errors/index.js';
+import { failure } from '../helpers/errors.js';
 import { api, CONFORMANCE, createAccountKey, startService, type TestService } from '../helpers/service.js';
 import { acknowledge, cleanPackage, driftedPackage, openFindings } from './gate-fixtures.js';
 
@@ -33,15 +33,6 @@ function io(env: NodeJS.ProcessEnv = {}) {
 
 function options(packageId: string, extra: Partial<GateOptions> = {}): GateOptions {
   return { packageId, client: {}, ...extra };
-}
-
-async function failure(promise: Promise<unknown>): Promise<TfgateError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!isTfgateError(error)) throw new Error(`expected a TfgateError, got ${String(error)}`);
-  return error;
 }
 
 describe('tfgate gate against the real service', () => {
