@@ -16,7 +16,7 @@ import { advisoryWithoutDecision } from './advisory.js';
 import type { PlanEvaluator } from './evaluator.js';
 import { evaluatePlan, type PipelineOutcome } from './pipeline.js';
 
-/** Where the plan comes from. Add a member here for another input (e.g. --plan-file, via terraform show). */
+/** Where the plan comes from: exactly one of --plan-json and --plan-file. */
 export const planInputSchema = z.discriminatedUnion('kind', [
   /** `terraform show -json` output in a file, or "-" for stdin. */
   z.object({ kind: z.literal('plan-json'), path: z.string().min(1) }),
@@ -30,7 +30,7 @@ export const planInputSchema = z.discriminatedUnion('kind', [
 ]);
 export type PlanInputOption = z.output<typeof planInputSchema>;
 
-/** Who decides. Add a member here for another route (e.g. the service: --package/--base-url). */
+/** Who decides: a signed bundle, offline (--bundle), or the service (--package). */
 export const routeSchema = z.discriminatedUnion('kind', [
   z
     .object({
