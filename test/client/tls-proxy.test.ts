@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src/client/index.js';
-import { isTfgateError } from '../../src/errors/index.js';
+import { failure } from '../helpers/errors.js';
 import { gate } from '../report/fixtures.js';
 import { sendJson, testEnv } from './loopback.js';
 
@@ -126,9 +126,7 @@ async function gateWith(flags: { caFile?: string }, env: NodeJS.ProcessEnv) {
 
 describe('custom CA', () => {
   it('fails closed on an untrusted certificate, without retrying, and points at --ca-file', async () => {
-    const error = await gateWith({}, testEnv(httpsUrl)).catch((e: unknown) => e);
-    expect(isTfgateError(error)).toBe(true);
-    if (!isTfgateError(error)) return;
+    const error = await failure(gateWith({}, testEnv(httpsUrl)));
     expect(error.code).toBe('service_tls_error');
     expect(error.exitCode).toBe(4);
     expect(error.message).not.toMatch(/attempts/);
