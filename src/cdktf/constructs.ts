@@ -56,9 +56,8 @@ const DATA_SOURCE_SYMBOL = Symbol.for('cdktf/TerraformDataSource');
 const EPHEMERAL_SYMBOL = Symbol.for('cdktf/TerraformEphemeralResource');
 const JSII_RTTI = Symbol.for('jsii.rtti');
 
-/** The annotation levels both toolkits collect into the manifest and print (Annotations.of(x).addWarning). */
-export const ANNOTATION_WARN = '@cdktf/warn';
-export const ANNOTATION_ERROR = '@cdktf/error';
+/** The warning annotation both toolkits collect into the manifest and print (Annotations.of(x).addWarning). */
+const ANNOTATION_WARN = '@cdktf/warn';
 
 function isObject(value: unknown): value is Record<PropertyKey, unknown> {
   return typeof value === 'object' && value !== null;

@@ -58,7 +58,6 @@ export const wrapperOptionsSchema = z.object({
   advisory: advisorySchema,
   reports: reportTargetsSchema,
 });
-export type WrapperOptions = z.input<typeof wrapperOptionsSchema>;
 type NormalizedWrapperOptions = z.output<typeof wrapperOptionsSchema>;
 
 export const planOptionsSchema = wrapperOptionsSchema.extend({

@@ -26,7 +26,6 @@ export const reportTargetsSchema = z
   .refine((targets) => targets.filter((t) => t.path === undefined).length <= 1, {
     message: 'only one report can go to stdout; give each other --format an --output <file>',
   });
-export type ReportTargets = z.output<typeof reportTargetsSchema>;
 
 /** Report findings but never block, saying so loudly. Errors still fail: advisory is not "ignore errors". */
 export const advisorySchema = z.boolean().default(false);

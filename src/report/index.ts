@@ -15,32 +15,23 @@ export { decisionLine, summaryLine } from './view.js';
 export const REPORT_FORMATS = ['text', 'json', 'markdown', 'sarif', 'junit'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
-export interface Reporter {
-  readonly format: ReportFormat;
-  /** The usual file extension, for messages and default names. */
-  readonly extension: string;
-  render(subject: ReportSubject, options: ReportRenderOptions): string;
-}
+type Renderer = (subject: ReportSubject, options: ReportRenderOptions) => string;
 
 /** The registry: format -> renderer. Adding a format is one row here and one file. */
-const REPORTERS: Readonly<Record<ReportFormat, Reporter>> = {
-  text: { format: 'text', extension: 'txt', render: renderText },
-  json: { format: 'json', extension: 'json', render: (s) => renderJson(s) },
-  markdown: { format: 'markdown', extension: 'md', render: (s) => renderMarkdown(s) },
-  sarif: { format: 'sarif', extension: 'sarif', render: (s) => renderSarif(s) },
-  junit: { format: 'junit', extension: 'xml', render: (s) => renderJunit(s) },
+const RENDERERS: Readonly<Record<ReportFormat, Renderer>> = {
+  text: renderText,
+  json: renderJson,
+  markdown: renderMarkdown,
+  sarif: renderSarif,
+  junit: renderJunit,
 };
-
-export function reporterFor(format: ReportFormat): Reporter {
-  return REPORTERS[format];
-}
 
 export function renderReport(
   subject: ReportSubject,
   format: ReportFormat,
   options: ReportRenderOptions,
 ): string {
-  return REPORTERS[format].render(subject, options);
+  return RENDERERS[format](subject, options);
 }
 export {
   emitReports,

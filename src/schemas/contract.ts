@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { DRIFT_RULES, type EvaluationCounts, PLAN_ACTIONS, PLAN_RULES, SEVERITIES } from '../model/index.js';
 
 export const severitySchema = z.enum(SEVERITIES);
-export const decisionSchema = z.enum(['pass', 'block']);
+const decisionSchema = z.enum(['pass', 'block']);
 export const timestampSchema = z.string().describe('RFC 3339 timestamp');
 const count = z.number().int().min(0);
 

@@ -161,7 +161,6 @@ export const serveConfigSchema = z
   .strict();
 
 export type ServeConfig = z.output<typeof serveConfigSchema>;
-export type ServeConfigInput = z.input<typeof serveConfigSchema>;
 
 /** Flags win over the environment, which wins over defaults. */
 export function resolveServeConfig(

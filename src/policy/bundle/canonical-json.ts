@@ -17,11 +17,6 @@ export function canonicalJsonDigest(bytes: Uint8Array): Buffer {
   return hash.digest();
 }
 
-/** SHA-256 of a JavaScript value rendered the way OPA hashes it (the value must be JSON-safe). */
-export function canonicalValueDigest(value: unknown): Buffer {
-  return canonicalJsonDigest(Buffer.from(JSON.stringify(value), 'utf8'));
-}
-
 function decodeUtf8(bytes: Uint8Array): string {
   let text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
   // util.Unmarshal strips a UTF-8 byte order mark before parsing.

@@ -10,7 +10,7 @@ export {
   loadPolicySources,
   type PolicySources,
 } from './build.js';
-export { canonicalJsonDigest, canonicalValueDigest } from './canonical-json.js';
+export { canonicalJsonDigest } from './canonical-json.js';
 export { BundleEvaluator, type OpenBundleOptions } from './evaluator.js';
 export * from './format.js';
 export { keyIdFor, loadSigningKey, loadVerificationKey, publicKeyPem } from './jws.js';
