@@ -7,9 +7,8 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { CLIENT_FLAG_NAMES, clientFlagsSchema, ServiceClient, type TransportDeps } from '../client/index.js';
 import { UsageError } from '../errors/index.js';
-import { nonEmpty, parseOptions } from '../options/common.js';
+import { nonEmpty, packageIdSchema, parseOptions } from '../options/common.js';
 import { type VerifiedBundle, verifyBundle } from '../policy/bundle/index.js';
-import { packageIdSchema } from './gate.js';
 
 export const DEFAULT_BUNDLE_CACHE = '.tfgate/bundles';
 

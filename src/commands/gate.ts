@@ -15,20 +15,13 @@ import {
   envBoolean,
   minSeveritySchema,
   nonEmpty,
+  packageIdSchema,
   parseOptions,
   reportTargetsFromFlags,
   reportTargetsSchema,
 } from '../options/common.js';
 import { emitReports, type ReportSubject, summaryLine } from '../report/index.js';
 import { advisoryWithoutDecision } from './advisory.js';
-
-/** The contract's package id: `[a-z0-9][a-z0-9._-]{0,62}`. */
-export const packageIdSchema = z
-  .string()
-  .regex(
-    /^[a-z0-9][a-z0-9._-]{0,62}$/,
-    'a package id is 1-63 of a-z 0-9 . _ - and starts with a letter or digit',
-  );
 
 export const gateOptionsSchema = z.object({
   packageId: packageIdSchema,

@@ -6,10 +6,11 @@ import { execa } from 'execa';
 import { z } from 'zod';
 import { resolveClientConfig } from '../client/index.js';
 import { TerraformError, UsageError } from '../errors/index.js';
+import { packageIdSchema, parseOptions } from '../options/common.js';
 import { callService } from './service-call.js';
 
 export const statePushOptionsSchema = z.object({
-  package: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, 'a package id: lowercase letters, digits, . _ -'),
+  package: packageIdSchema,
   stateJson: z.string().min(1).optional(),
   chdir: z.string().min(1).optional(),
   terraformBin: z.string().min(1).optional(),
@@ -57,12 +58,12 @@ export async function statePush(
   input: StatePushOptions,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<StatePushResult> {
-  const parsed = statePushOptionsSchema.safeParse(input);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new UsageError('invalid_option', `invalid --${String(issue.path[0])}: ${issue.message}`);
-  }
-  const options = parsed.data;
+  const options = parseOptions(statePushOptionsSchema, input, {
+    package: '--package',
+    stateJson: '--state-json',
+    chdir: '--chdir',
+    terraformBin: '--terraform-bin',
+  });
   const config = await resolveClientConfig({ baseUrl: options.baseUrl, caFile: options.caFile }, env);
   let stream: Readable;
   let done: Promise<void> = Promise.resolve();

@@ -7,6 +7,14 @@ import { REPORT_FORMATS, reportTargets } from '../report/index.js';
 
 export const severitySchema = z.enum(SEVERITIES);
 
+/** The contract's package id: `[a-z0-9][a-z0-9._-]{0,62}` (the design's PACKAGE_ID_PATTERN). */
+export const packageIdSchema = z
+  .string()
+  .regex(
+    /^[a-z0-9][a-z0-9._-]{0,62}$/,
+    'a package id is 1-63 of a-z 0-9 . _ - and starts with a letter or digit',
+  );
+
 /** The contract's default: `low`, so any finding blocks. */
 export const minSeveritySchema = severitySchema.default('low');
 
