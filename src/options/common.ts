@@ -1,11 +1,9 @@
-// Option pieces shared by commands: severity, reports (--format/--output), advisory, and turning a zod
-// failure into a usage error that names the flag.
+// Option pieces shared by commands: severity, package id, reports (--format/--output), advisory, reading
+// the environment, and turning a zod failure into a usage error that names the flag.
 import { z } from 'zod';
 import { UsageError } from '../errors/index.js';
-import { SEVERITIES } from '../model/index.js';
 import { REPORT_FORMATS, reportTargets } from '../report/index.js';
-
-export const severitySchema = z.enum(SEVERITIES);
+import { severitySchema } from '../schemas/contract.js';
 
 /** The contract's package id: `[a-z0-9][a-z0-9._-]{0,62}` (the design's PACKAGE_ID_PATTERN). */
 export const packageIdSchema = z

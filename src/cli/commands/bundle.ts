@@ -4,8 +4,8 @@ import type { BundleBuildFlags } from '../../commands/bundle-build.js';
 import type { BundleVerifyFlags } from '../../commands/bundle-verify.js';
 import { registerBundlePull } from './bundle-pull.js';
 
-/** Subcommands of `tfgate bundle`; `bundle pull` registers itself by adding a function here. */
-export const BUNDLE_SUBCOMMANDS: Array<(bundle: Command) => void> = [
+/** Subcommands of `tfgate bundle`: one register function each. */
+const BUNDLE_SUBCOMMANDS: Array<(bundle: Command) => void> = [
   registerBundleBuild,
   registerBundleVerify,
   registerBundlePull,
