@@ -5,6 +5,7 @@ import type { Readable } from 'node:stream';
 import { request } from 'undici';
 import { type ClientConfig, createDispatcher, redact } from '../client/index.js';
 import { NoDecisionError, UsageError } from '../errors/index.js';
+import { errorBodySchema } from '../schemas/contract.js';
 
 export interface CallResult {
   status: number;
@@ -49,7 +50,8 @@ export async function callService(
       // Not JSON: keep the text for the message.
     }
     if (res.statusCode >= 400) {
-      const error = (json as { error?: { code?: string; message?: string } } | null)?.error;
+      const body = errorBodySchema.safeParse(json);
+      const error = body.success ? body.data.error : undefined;
       throw new UsageError(
         error?.code ?? `http_${res.statusCode}`,
         redact(`the service answered ${res.statusCode}${error?.message ? `: ${error.message}` : ''}`, [
