@@ -6,11 +6,9 @@ import { buildProgram } from './program.js';
 async function main(argv: string[]): Promise<number> {
   try {
     const program = buildProgram();
-    let exitCode: number = ExitCode.ok;
-    program.setOptionValue('__exitCode', ExitCode.ok);
     await program.parseAsync(argv);
-    exitCode = (program.getOptionValue('__exitCode') as number | undefined) ?? ExitCode.ok;
-    return exitCode;
+    // Actions report their exit code through setExitCode; a command that sets none succeeded.
+    return (program.getOptionValue('__exitCode') as number | undefined) ?? ExitCode.ok;
   } catch (error) {
     if (isCommanderExit(error)) return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
     process.stderr.write(`${formatError(error)}\n`);
