@@ -7,6 +7,8 @@
 // Each scenario directory holds scenario.json (steps, plan arguments), config/ (the configuration that
 // is planned), optionally before/ (applied first to create state), retype.json, design.yaml and
 // expected.json. Only terraform_data and built-in data sources are used, so no provider is downloaded.
+// A scenario.json with `"binary": "tofu"` is planned by OpenTofu (`tofu` on PATH: scripts/setup-tools.sh
+// installs it into .tools/bin, which this script puts first on PATH) instead of terraform.
 import { spawnSync } from 'node:child_process';
 import {
   cpSync,
@@ -20,21 +22,27 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const scenariosDir = join(root, 'test', 'fixtures', 'terraform');
+const toolsBin = join(root, '.tools', 'bin');
 const BUILTIN_PROVIDER = 'terraform.io/builtin/terraform';
 
-/** Provider source addresses by type prefix, for retyped resources. */
-const PROVIDERS = {
-  aws: 'registry.terraform.io/hashicorp/aws',
-  google: 'registry.terraform.io/hashicorp/google',
-  azurerm: 'registry.terraform.io/hashicorp/azurerm',
-  kubernetes: 'registry.terraform.io/hashicorp/kubernetes',
-  examplecorp: 'registry.terraform.io/examplecorp/examplecorp',
+/** The binaries a scenario may name in scenario.json's "binary" (default terraform). */
+const BINARIES = new Set(['terraform', 'tofu']);
+
+/** Provider source addresses by type prefix, for retyped resources (registry host per binary). */
+const PROVIDER_PATHS = {
+  aws: 'hashicorp/aws',
+  google: 'hashicorp/google',
+  azurerm: 'hashicorp/azurerm',
+  kubernetes: 'hashicorp/kubernetes',
+  examplecorp: 'examplecorp/examplecorp',
 };
+/** OpenTofu resolves unqualified providers on its own registry, so its plans name that host. */
+const REGISTRY_HOST = { terraform: 'registry.terraform.io', tofu: 'registry.opentofu.org' };
 
 function parseArgs(argv) {
   const options = {
@@ -63,6 +71,7 @@ function terraformEnv(workDir) {
   if (!existsSync(cliConfig)) writeFileSync(cliConfig, '');
   return {
     ...process.env,
+    PATH: existsSync(toolsBin) ? `${toolsBin}${delimiter}${process.env.PATH ?? ''}` : process.env.PATH,
     TF_IN_AUTOMATION: '1',
     TF_INPUT: '0',
     CHECKPOINT_DISABLE: '1',
@@ -70,39 +79,42 @@ function terraformEnv(workDir) {
   };
 }
 
-function terraform(workDir, args, { allowFailure = false } = {}) {
-  const result = spawnSync('terraform', args, {
-    cwd: workDir,
-    env: terraformEnv(workDir),
-    encoding: 'utf8',
-    maxBuffer: 512 * 1024 * 1024,
-  });
-  if (result.error) throw new Error(`could not run terraform ${args[0]}: ${result.error.message}`);
+function terraform(bin, workDir, args, { allowFailure = false } = {}) {
+  const env = terraformEnv(workDir);
+  const result = spawnSync(bin, args, { cwd: workDir, env, encoding: 'utf8', maxBuffer: 512 * 1024 * 1024 });
+  if (result.error) {
+    const hint =
+      bin === 'tofu' && result.error.code === 'ENOENT'
+        ? ' (OpenTofu is not on PATH: run scripts/setup-tools.sh tofu, which links it into .tools/bin)'
+        : '';
+    throw new Error(`could not run ${bin} ${args[0]}: ${result.error.message}${hint}`);
+  }
   if (result.status !== 0 && !allowFailure) {
     throw new Error(
-      `terraform ${args.join(' ')} failed (exit ${result.status}) in ${workDir}:\n${result.stderr}${result.stdout}`,
+      `${bin} ${args.join(' ')} failed (exit ${result.status}) in ${workDir}:\n${result.stderr}${result.stdout}`,
     );
   }
   if (result.status === 0 && allowFailure === 'must') {
-    throw new Error(`terraform ${args.join(' ')} was expected to fail but succeeded in ${workDir}`);
+    throw new Error(`${bin} ${args.join(' ')} was expected to fail but succeeded in ${workDir}`);
   }
   return result;
 }
 
 /** Replace the configuration in workDir with the scenario's `configName` directory, keeping state. */
-function useConfig(scenarioDir, workDir, configName, previous) {
+function useConfig(bin, scenarioDir, workDir, configName, previous) {
   for (const entry of previous) rmSync(join(workDir, entry), { recursive: true, force: true });
   const source = join(scenarioDir, configName);
   if (!existsSync(source))
     throw new Error(`${scenarioDir}: configuration directory ${configName}/ is missing`);
   const entries = readdirSync(source);
   for (const entry of entries) cpSync(join(source, entry), join(workDir, entry), { recursive: true });
-  terraform(workDir, ['init', '-input=false', '-no-color']);
+  terraform(bin, workDir, ['init', '-input=false', '-no-color']);
   return entries;
 }
 
 function runScenario(name, scenarioDir) {
   const scenario = JSON.parse(readFileSync(join(scenarioDir, 'scenario.json'), 'utf8'));
+  const bin = binaryOf(scenario, name);
   const base = mkdtempSync(join(tmpdir(), `tfgate-corpus-${name}-`));
   const workDir = join(base, 'work');
   mkdirSync(workDir);
@@ -111,7 +123,7 @@ function runScenario(name, scenarioDir) {
     let currentName;
     const switchTo = (configName) => {
       if (configName !== currentName) {
-        current = useConfig(scenarioDir, workDir, configName, current);
+        current = useConfig(bin, scenarioDir, workDir, configName, current);
         currentName = configName;
       }
     };
@@ -120,23 +132,36 @@ function runScenario(name, scenarioDir) {
       const args = step.args ?? [];
       const allowFailure = step.expect === 'failure' ? 'must' : false;
       if (step.command === 'apply')
-        terraform(workDir, ['apply', '-auto-approve', '-input=false', '-no-color', ...args], {
+        terraform(bin, workDir, ['apply', '-auto-approve', '-input=false', '-no-color', ...args], {
           allowFailure,
         });
       else if (step.command === 'taint' || step.command === 'untaint')
-        terraform(workDir, [step.command, '-no-color', ...args], { allowFailure });
+        terraform(bin, workDir, [step.command, '-no-color', ...args], { allowFailure });
       else throw new Error(`${name}: unknown step command ${step.command}`);
     }
     const state = existsSync(join(workDir, 'terraform.tfstate'))
-      ? JSON.parse(terraform(workDir, ['show', '-json', '-no-color']).stdout)
+      ? JSON.parse(terraform(bin, workDir, ['show', '-json', '-no-color']).stdout)
       : undefined;
     switchTo(scenario.plan?.config ?? 'config');
-    terraform(workDir, ['plan', '-input=false', '-no-color', '-out=tfplan', ...(scenario.plan?.args ?? [])]);
-    const planText = terraform(workDir, ['show', '-json', '-no-color', 'tfplan']).stdout;
+    terraform(bin, workDir, [
+      'plan',
+      '-input=false',
+      '-no-color',
+      '-out=tfplan',
+      ...(scenario.plan?.args ?? []),
+    ]);
+    const planText = terraform(bin, workDir, ['show', '-json', '-no-color', 'tfplan']).stdout;
     return { scenario, planText, state };
   } finally {
     rmSync(base, { recursive: true, force: true });
   }
+}
+
+function binaryOf(scenario, name) {
+  const bin = scenario.binary ?? 'terraform';
+  if (!BINARIES.has(bin))
+    throw new Error(`${name}: "binary" must be terraform or tofu, not ${JSON.stringify(bin)}`);
+  return bin;
 }
 
 function escapeRegExp(text) {
@@ -147,7 +172,7 @@ function escapeRegExp(text) {
  * Normalize retype.json: `{ "<terraform_data name>": "aws_s3_bucket" | { "type", "provider" } }`.
  * A name is retyped in every module it occurs in.
  */
-function loadRetype(scenarioDir) {
+function loadRetype(scenarioDir, bin) {
   const file = join(scenarioDir, 'retype.json');
   if (!existsSync(file)) return undefined;
   const raw = JSON.parse(readFileSync(file, 'utf8'));
@@ -155,7 +180,9 @@ function loadRetype(scenarioDir) {
   for (const [name, value] of Object.entries(raw)) {
     const type = typeof value === 'string' ? value : value.type;
     const prefix = type.split('_')[0];
-    const provider = (typeof value === 'object' && value.provider) || PROVIDERS[prefix];
+    const known = PROVIDER_PATHS[prefix];
+    const provider =
+      (typeof value === 'object' && value.provider) || (known && `${REGISTRY_HOST[bin]}/${known}`);
     if (!provider)
       throw new Error(`${file}: no provider known for ${type}; give one as {"type", "provider"}`);
     map.set(name, { type, provider, providerKey: prefix });
@@ -206,7 +233,7 @@ export function retypeDocument(doc, retype) {
   return result;
 }
 
-/** Synthetic action shapes terraform 1.11 cannot produce ([create, forget], [forget, create]). */
+/** Synthetic action shapes neither terraform 1.11 nor OpenTofu 1.10 produces ([create, forget], [forget, create]). */
 function patchActions(plan, patches, name) {
   for (const [address, actions] of Object.entries(patches)) {
     const change = plan.resource_changes.find((rc) => rc.address === address && !rc.deposed);
@@ -250,7 +277,7 @@ export function generate(options) {
     const started = Date.now();
     const scenarioDir = join(scenariosDir, name);
     const { scenario, planText, state } = runScenario(name, scenarioDir);
-    const retype = loadRetype(scenarioDir);
+    const retype = loadRetype(scenarioDir, binaryOf(scenario, name));
     let planOut = planText.endsWith('\n') ? planText : `${planText}\n`;
     if (retype || scenario.patch_actions) {
       let plan = JSON.parse(planText);

@@ -92,8 +92,14 @@ describe('corpus scenarios', () => {
     (_name, s) => {
       const plan = readPlan(s.planPath);
       expect(plan.format_version).toMatch(/^1\.\d+$/);
-      expect(plan.terraform_version).toBe('1.11.4');
-      expect(plan.complete).toBe(true);
+      if (s.meta.binary === 'tofu') {
+        // OpenTofu writes its own version here, and no `applyable`/`complete` fields.
+        expect(plan.terraform_version).toBe('1.10.10');
+        expect(plan.complete).toBeUndefined();
+      } else {
+        expect(plan.terraform_version).toBe('1.11.4');
+        expect(plan.complete).toBe(true);
+      }
       expect(plan.errored).toBe(false);
       expect(Number.isNaN(Date.parse(plan.timestamp))).toBe(false);
       expect(plan.resource_changes.length).toBeGreaterThan(0);
@@ -166,6 +172,7 @@ describe('corpus scenarios', () => {
       expect(shapes, shape).toContain(shape);
     }
     expect(changes.some((rc) => rc.deposed && rc.change.actions.join() === 'delete')).toBe(true);
+    expect(changes.some((rc) => rc.deposed && rc.change.actions.join() === 'forget')).toBe(true);
     expect(changes.some((rc) => rc.change.importing && rc.change.actions.join() === 'no-op')).toBe(true);
     expect(changes.some((rc) => rc.change.importing && rc.change.actions.join() === 'update')).toBe(true);
     expect(changes.some((rc) => rc.previous_address)).toBe(true);
@@ -248,8 +255,8 @@ describe('generator freshness', () => {
   const out = mkdtempSync(join(tmpdir(), 'tfgate-corpus-regen-'));
   afterAll(() => rmSync(out, { recursive: true, force: true }));
   // Cheap scenarios that still exercise the generator's hard parts: nested modules with odd for_each
-  // keys and retyping, an apply that must fail, and a state written beside the plan.
-  const fresh = ['modules-count-foreach', 'deposed-tainted', 'no-change'];
+  // keys and retyping, an apply that must fail, a state written beside the plan, and OpenTofu.
+  const fresh = ['modules-count-foreach', 'deposed-tainted', 'no-change', 'tofu-removed-default-forget'];
 
   const summary = (plan: PlanDoc) =>
     plan.resource_changes
