@@ -1,12 +1,11 @@
 // `tfgate bundle build`: the package's design and the shipped policy, signed into an OPA bundle.
-import { randomBytes } from 'node:crypto';
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { loadDesign } from '../design/index.js';
 import { UsageError } from '../errors/index.js';
 import { parseOptions } from '../options/common.js';
 import { buildBundle, loadSigningKey, publicKeyPem, verifyBundle } from '../policy/bundle/index.js';
+import { writeFileAtomic } from '../report/index.js';
 
 export const bundleBuildOptionsSchema = z.object({
   design: z.string().min(1),
@@ -81,7 +80,12 @@ export async function runBundleBuild(input: BundleBuildOptions): Promise<BundleB
     publicKeyPem: publicKeyPem(loadSigningKey(signingKeyPem)),
     scope: options.scope ?? design.package_id,
   });
-  await writeBytesAtomic(options.output, bundle);
+  // Whole or absent: never a half-written bundle.
+  await writeFileAtomic(options.output, bundle, {
+    code: 'output_not_written',
+    what: 'the bundle',
+    hint: 'check that the directory exists and is writable',
+  });
   return {
     path: options.output,
     packageId: verified.packageId,
@@ -91,19 +95,4 @@ export async function runBundleBuild(input: BundleBuildOptions): Promise<BundleB
     bytes: bundle.length,
     files: verified.files,
   };
-}
-
-/** The bundle is whole or absent: a temporary file beside the target, then rename. */
-export async function writeBytesAtomic(path: string, bytes: Uint8Array): Promise<void> {
-  const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
-  try {
-    await writeFile(temp, bytes, { mode: 0o644 });
-    await rename(temp, path);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw new UsageError('output_not_written', `could not write ${path}: ${(error as Error).message}`, {
-      hint: 'check that the directory exists and is writable',
-      cause: error,
-    });
-  }
 }

@@ -1,14 +1,13 @@
 // `tfgate bundle pull`: download a package's signed bundle and the platform public key, verify them, and
 // cache them by ETag, so a pipeline pulls once and then decides with no service call.
 
-import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { CLIENT_FLAG_NAMES, clientFlagsSchema, ServiceClient, type TransportDeps } from '../client/index.js';
-import { UsageError } from '../errors/index.js';
 import { nonEmpty, packageIdSchema, parseOptions } from '../options/common.js';
 import { type VerifiedBundle, verifyBundle } from '../policy/bundle/index.js';
+import { writeFileAtomic } from '../report/index.js';
 
 export const DEFAULT_BUNDLE_CACHE = '.tfgate/bundles';
 
@@ -71,18 +70,13 @@ export interface BundlePullResult {
   fromCache: boolean;
 }
 
-async function writeAtomic(path: string, content: string | Buffer): Promise<void> {
-  const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-  try {
-    await writeFile(temp, content, { mode: 0o644 });
-    await rename(temp, path);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw new UsageError('cache_not_written', `could not write ${path}: ${(error as Error).message}`, {
-      hint: 'check that --dir is writable',
-      cause: error,
-    });
-  }
+/** Each cache file is whole or absent. */
+function writeAtomic(path: string, content: string | Buffer): Promise<void> {
+  return writeFileAtomic(path, content, {
+    code: 'cache_not_written',
+    what: 'the bundle cache file',
+    hint: 'check that --dir is writable',
+  });
 }
 
 async function readCache(dir: string): Promise<{ meta: CacheMeta; bundle: Buffer } | undefined> {

@@ -38,5 +38,6 @@ export {
   parseReportFormat,
   type ReportTarget,
   reportTargets,
+  type WriteFailure,
   writeFileAtomic,
 } from './targets.js';

@@ -36,8 +36,19 @@ export function reportTargets(formats: readonly string[], outputs: readonly stri
   });
 }
 
-/** Write a file whole or not at all: a temporary file beside it, then rename. */
-export async function writeFileAtomic(path: string, content: string): Promise<void> {
+/** What a failed atomic write says: its error code, what the file is, and how to fix it. */
+export interface WriteFailure {
+  code: string;
+  what: string;
+  hint: string;
+}
+
+/** Write a file whole or not at all: a temporary file beside it, then rename. Fails as a UsageError. */
+export async function writeFileAtomic(
+  path: string,
+  content: string | Uint8Array,
+  failure: WriteFailure,
+): Promise<void> {
   const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   try {
     await writeFile(temp, content, { mode: 0o644 });
@@ -45,12 +56,9 @@ export async function writeFileAtomic(path: string, content: string): Promise<vo
   } catch (error) {
     await rm(temp, { force: true });
     throw new UsageError(
-      'output_not_written',
-      `could not write the report ${path}: ${(error as Error).message}`,
-      {
-        hint: 'check that the directory exists and is writable',
-        cause: error,
-      },
+      failure.code,
+      `could not write ${failure.what} ${path}: ${(error as Error).message}`,
+      { hint: failure.hint, cause: error },
     );
   }
 }
@@ -72,7 +80,11 @@ export async function emitReports(
     if (target.path === undefined) {
       options.stdout.write(renderReport(subject, target.format, { color: options.color }));
     } else {
-      await writeFileAtomic(target.path, renderReport(subject, target.format, { color: false }));
+      await writeFileAtomic(target.path, renderReport(subject, target.format, { color: false }), {
+        code: 'output_not_written',
+        what: 'the report',
+        hint: 'check that the directory exists and is writable',
+      });
     }
   }
   if (githubAnnotationsEnabled(options.env ?? process.env)) {
