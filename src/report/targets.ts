@@ -55,11 +55,12 @@ export async function writeFileAtomic(
     await rename(temp, path);
   } catch (error) {
     await rm(temp, { force: true });
-    throw new UsageError(
-      failure.code,
-      `could not write ${failure.what} ${path}: ${(error as Error).message}`,
-      { hint: failure.hint, cause: error },
-    );
+    // Name the file the user asked for, not the temporary one.
+    const reason = String((error as Error).message).replaceAll(temp, path);
+    throw new UsageError(failure.code, `could not write ${failure.what} ${path}: ${reason}`, {
+      hint: failure.hint,
+      cause: error,
+    });
   }
 }
 
