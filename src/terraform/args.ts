@@ -83,7 +83,10 @@ export function parsePassThrough(
       throw new UsageError('owned_terraform_flag', `-${name} cannot be passed through: ${owned}`);
     }
     const flag = PASS_THROUGH_FLAGS[name];
-    if (flag === undefined || (flag.only !== undefined && product !== undefined && flag.only !== product)) {
+    if (flag?.only !== undefined && product !== undefined && flag.only !== product) {
+      throw wrongProduct(name, flag.only);
+    }
+    if (flag === undefined) {
       const known = Object.entries(PASS_THROUGH_FLAGS)
         .filter(([, f]) => f.only === undefined || product === undefined || f.only === product)
         .map(([n]) => `-${n}`)
@@ -101,6 +104,19 @@ export function parsePassThrough(
     if (flag.apply) parsed.apply.push(normalized);
   }
   return parsed;
+}
+
+/** A flag only the other product knows (e.g. OpenTofu's -exclude given to terraform): say which, and how. */
+function wrongProduct(name: string, only: TerraformProduct): UsageError {
+  const [owner, other] = only === 'opentofu' ? ['OpenTofu', 'terraform'] : ['Terraform', 'OpenTofu'];
+  const switchTo = only === 'opentofu' ? 'tofu' : 'terraform';
+  return new UsageError(
+    'unknown_terraform_flag',
+    `-${name} is ${owner}-only: ${other} has no -${name} flag`,
+    {
+      hint: `run ${owner} with --terraform-bin ${switchTo} (or TFGATE_TERRAFORM_BIN=${switchTo})${name.startsWith('exclude') ? ', or select what to plan with -target' : ''}`,
+    },
+  );
 }
 
 function missingValue(name: string): UsageError {

@@ -7,6 +7,9 @@ import { execa } from 'execa';
 
 export const TERRAFORM_BIN = process.env.TFGATE_TERRAFORM_BIN ?? 'terraform';
 
+/** OpenTofu, as scripts/setup-tools.sh installs it (.tools/bin is on PATH in tests: test/global-setup.ts). */
+export const TOFU_BIN = 'tofu';
+
 /** Repository root, for fixture and example paths. */
 export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
 
@@ -49,33 +52,45 @@ export function terraformEnv(cliConfigFile: string, extra: Record<string, string
   };
 }
 
+export interface WorkspaceOptions {
+  /** The binary run() uses: terraform (default, or TFGATE_TERRAFORM_BIN) or tofu (TOFU_BIN) or a path. */
+  bin?: string;
+}
+
 export class TerraformWorkspace {
   /** The working directory terraform runs in (a copy of the source configuration). */
   readonly dir: string;
   /** Environment to give any other process that runs terraform here (e.g. `tfgate apply`). */
   readonly env: NodeJS.ProcessEnv;
+  /** What run() spawns. */
+  readonly bin: string;
   private readonly base: string;
 
-  private constructor(base: string, dir: string) {
+  private constructor(base: string, dir: string, bin: string) {
     this.base = base;
     this.dir = dir;
+    this.bin = bin;
     const cliConfig = join(base, 'empty.tfrc');
     writeFileSync(cliConfig, '');
     this.env = terraformEnv(cliConfig);
   }
 
   /** A fresh temporary workspace holding a copy of `sourceDir` (a fixture or an example). */
-  static create(sourceDir: string): TerraformWorkspace {
+  static create(sourceDir: string, options: WorkspaceOptions = {}): TerraformWorkspace {
     if (!existsSync(sourceDir)) throw new Error(`terraform configuration not found: ${sourceDir}`);
     const base = mkdtempSync(join(tmpdir(), `tfgate-tf-${basename(sourceDir)}-`));
-    const workspace = new TerraformWorkspace(base, join(base, 'work'));
+    const workspace = new TerraformWorkspace(base, join(base, 'work'), options.bin ?? TERRAFORM_BIN);
     cpSync(sourceDir, workspace.dir, { recursive: true, filter: (src) => !NOT_COPIED.has(basename(src)) });
     return workspace;
   }
 
   /** A workspace for a corpus scenario's configuration: `config` (planned) or `before` (applied first). */
-  static forScenario(scenario: string, config: 'config' | 'before' = 'config'): TerraformWorkspace {
-    return TerraformWorkspace.create(join(SCENARIOS_DIR, scenario, config));
+  static forScenario(
+    scenario: string,
+    config: 'config' | 'before' = 'config',
+    options: WorkspaceOptions = {},
+  ): TerraformWorkspace {
+    return TerraformWorkspace.create(join(SCENARIOS_DIR, scenario, config), options);
   }
 
   /** Swap the configuration for another directory's, keeping state (e.g. `before` → `config`). */
@@ -88,7 +103,7 @@ export class TerraformWorkspace {
 
   /** Run terraform with `args` in the workspace. Throws with terraform's output on a non-zero exit. */
   async run(args: string[], options: RunOptions = {}): Promise<TerraformResult> {
-    const result = await execa(TERRAFORM_BIN, args, {
+    const result = await execa(this.bin, args, {
       cwd: this.dir,
       env: { ...this.env, ...options.env },
       extendEnv: false,
@@ -99,7 +114,7 @@ export class TerraformWorkspace {
     const outcome = { exitCode: result.exitCode ?? 1, stdout: result.stdout, stderr: result.stderr };
     if (outcome.exitCode !== 0 && !options.allowFailure) {
       throw new Error(
-        `terraform ${args.join(' ')} exited ${outcome.exitCode} in ${this.dir}:\n${outcome.stderr}${outcome.stdout}`,
+        `${this.bin} ${args.join(' ')} exited ${outcome.exitCode} in ${this.dir}:\n${outcome.stderr}${outcome.stdout}`,
       );
     }
     return outcome;
@@ -199,6 +214,23 @@ export async function withWorkspace<T>(
   } finally {
     workspace.cleanup();
   }
+}
+
+/**
+ * Fail (never skip) when OpenTofu does not run here: CI installs it, so a missing tofu is a broken set-up,
+ * and the message says how to fix it. Returns `tofu version`'s first line.
+ */
+export async function requireTofu(): Promise<string> {
+  const result = await execa(TOFU_BIN, ['version'], {
+    reject: false,
+    env: { CHECKPOINT_DISABLE: '1', TF_CLI_CONFIG_FILE: '/dev/null' },
+  });
+  if (result.exitCode !== 0 || !String(result.stdout).startsWith('OpenTofu v')) {
+    throw new Error(
+      `OpenTofu (tofu) does not run here (${result.shortMessage ?? `exit ${result.exitCode}`}): run scripts/setup-tools.sh tofu, which builds it and links it into .tools/bin (CI runs it)`,
+    );
+  }
+  return String(result.stdout).split('\n')[0]!;
 }
 
 /** True when a terraform binary runs here (tests that need one can skip with a reason otherwise). */

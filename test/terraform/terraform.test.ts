@@ -1,9 +1,8 @@
 import { existsSync } from 'node:fs';
-import { chmod, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { text } from 'node:stream/consumers';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TerraformError, UsageError } from '../../src/errors/index.js';
 import {
   createPrivatePlanDir,
@@ -13,6 +12,7 @@ import {
   resolveTerraformCommand,
   Terraform,
 } from '../../src/terraform/index.js';
+import { requireTofu, TOFU_BIN } from '../helpers/terraform.js';
 import { FAILING_PRECONDITION, makeWorkdir, ONE_RESOURCE, type Workdir } from './workdir.js';
 
 describe('binary', () => {
@@ -36,42 +36,6 @@ describe('binary', () => {
     const tf = await Terraform.open({ env: { ...process.env, TFGATE_TERRAFORM_BIN: undefined } });
     expect(tf.binary.product).toBe('terraform');
     expect(tf.binary.version).toMatch(/^\d+\.\d+\.\d+/);
-  });
-
-  it('runs a binary at a path, identified as OpenTofu by its version line (stand-in script delegating to the real terraform: OpenTofu is not installable here)', async () => {
-    const bin = await mkdtemp(join(tmpdir(), 'tfgate-tofu-'));
-    const tofu = join(bin, 'tofu');
-    await writeFile(
-      tofu,
-      '#!/bin/sh\nif [ "$1" = version ]; then echo "OpenTofu v1.9.0"; echo "on linux_amd64"; exit 0; fi\nexec terraform "$@"\n',
-    );
-    await chmod(tofu, 0o755);
-    const work = await makeWorkdir({ 'main.tf': ONE_RESOURCE });
-    try {
-      const tf = await Terraform.open({
-        env: { ...work.env, TFGATE_TERRAFORM_BIN: tofu },
-        chdir: work.dir,
-        stdout: 'stderr',
-      });
-      expect(tf.binary).toEqual({ command: tofu, product: 'opentofu', version: '1.9.0' });
-      expect(tf.description).toBe('OpenTofu 1.9.0');
-      const planFile = join(work.dir, 'tofu.tfplan');
-      expect(await tf.plan(planFile, [])).toBe('changes');
-      await tf.apply(planFile, []);
-      expect(await work.stateList()).toEqual(['terraform_data.a']);
-      // Hints name the binary the user runs.
-      const error = explainFailure({
-        step: 'plan',
-        command: tofu,
-        exitCode: 1,
-        signal: undefined,
-        stderr: 'Error: Backend initialization required',
-      });
-      expect(error.hint).toBe(`run \`${tofu} init\` in the configuration directory first`);
-    } finally {
-      await work.dispose();
-      await rm(bin, { recursive: true, force: true });
-    }
   });
 
   it('explains a missing binary as a terraform failure (exit 2)', async () => {
@@ -126,11 +90,24 @@ describe('pass-through arguments', () => {
     expect(() => parsePassThrough(['-var'], 'terraform')).toThrow(/needs a value/);
   });
 
-  it('passes OpenTofu-only flags for tofu alone', () => {
-    expect(parsePassThrough(['-exclude=terraform_data.a'], 'opentofu').plan).toEqual([
+  it('passes OpenTofu-only flags for tofu alone, and tells a terraform user which binary has them', () => {
+    expect(parsePassThrough(['-exclude', 'terraform_data.a'], 'opentofu').plan).toEqual([
       '-exclude=terraform_data.a',
     ]);
-    expect(() => parsePassThrough(['-exclude=terraform_data.a'], 'terraform')).toThrow(UsageError);
+    // A binary not identified yet (a path with another name): terraform itself decides.
+    expect(parsePassThrough(['-exclude=terraform_data.a'], undefined).plan).toEqual([
+      '-exclude=terraform_data.a',
+    ]);
+    const error = (() => {
+      try {
+        parsePassThrough(['-exclude=terraform_data.a'], 'terraform');
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).message).toBe('-exclude is OpenTofu-only: terraform has no -exclude flag');
+    expect((error as UsageError).hint).toMatch(/--terraform-bin tofu .*-target/);
   });
 });
 
@@ -244,5 +221,115 @@ describe('real terraform: plan, show -json, apply', () => {
     expect((error as TerraformError).exitCode).toBe(2);
     expect((error as TerraformError).code).toBe('invalid_plan_file');
     expect((error as TerraformError).code).toBe('invalid_plan_file');
+  });
+});
+
+/** The real OpenTofu that scripts/setup-tools.sh installs: a missing tofu fails here, it is never skipped. */
+describe('real OpenTofu (tofu)', () => {
+  let versionLine: string;
+  let work: Workdir | undefined;
+  beforeAll(async () => {
+    versionLine = await requireTofu();
+  });
+  afterEach(async () => {
+    await work?.dispose();
+    work = undefined;
+  });
+
+  it('is identified as OpenTofu by --terraform-bin tofu, by TFGATE_TERRAFORM_BIN=tofu, and by launch()', async () => {
+    const byFlag = await Terraform.open({
+      bin: TOFU_BIN,
+      env: { ...process.env, TFGATE_TERRAFORM_BIN: 'terraform' },
+    });
+    expect(byFlag.binary).toEqual({
+      command: 'tofu',
+      product: 'opentofu',
+      version: expect.stringMatching(/^1\.\d+\.\d+$/),
+    });
+    expect(versionLine).toBe(`OpenTofu v${byFlag.binary.version}`);
+    expect(byFlag.description).toBe(`OpenTofu ${byFlag.binary.version}`);
+
+    const byEnv = await Terraform.open({ env: { ...process.env, TFGATE_TERRAFORM_BIN: TOFU_BIN } });
+    expect(byEnv.binary).toEqual(byFlag.binary);
+
+    // launch() guesses the product from the name at once, then settles on the version line.
+    const { terraform, identified } = Terraform.launch({ bin: TOFU_BIN });
+    expect(terraform.binary).toMatchObject({ product: 'opentofu', version: 'unknown' });
+    expect(await identified).toEqual(byFlag.binary);
+    expect(terraform.binary).toEqual(byFlag.binary);
+  });
+
+  it('plans with -exclude passed through, streams show -json, applies: the excluded resource stays out', async () => {
+    work = await makeWorkdir(
+      { 'main.tf': `${ONE_RESOURCE}resource "terraform_data" "b" {}\n` },
+      { bin: TOFU_BIN },
+    );
+    const tf = await Terraform.open({
+      bin: TOFU_BIN,
+      chdir: work.dir,
+      env: work.env,
+      color: false,
+      stdout: 'stderr',
+    });
+    const args = parsePassThrough(['-exclude', 'terraform_data.b'], tf.binary.product);
+    const planFile = join(work.dir, 'tofu.tfplan');
+    expect(await tf.plan(planFile, args.plan)).toBe('changes');
+    const plan = JSON.parse(await text(tf.showJson(planFile).open())) as {
+      terraform_version: string;
+      resource_changes: Array<{ address: string; change: { actions: string[] } }>;
+    };
+    expect(plan.terraform_version).toBe(tf.binary.version);
+    expect(plan.resource_changes.map((rc) => [rc.address, rc.change.actions])).toEqual([
+      ['terraform_data.a', ['create']],
+    ]);
+    await tf.apply(planFile, args.apply);
+    expect(await work.stateList()).toEqual(['terraform_data.a']);
+    expect(await tf.plan(planFile, args.plan)).toBe('no-changes');
+  });
+
+  it("explains OpenTofu's own failures with hints naming tofu: module not installed, stale plan", async () => {
+    work = await makeWorkdir(
+      { 'main.tf': `${ONE_RESOURCE}module "m" {\n  source = "./m"\n}\n` },
+      { bin: TOFU_BIN },
+    );
+    const tf = await Terraform.open({
+      bin: TOFU_BIN,
+      chdir: work.dir,
+      env: work.env,
+      color: false,
+      stdout: 'stderr',
+    });
+    const notInit = (await tf
+      .plan(join(work.dir, 'x.tfplan'), [])
+      .catch((e: unknown) => e)) as TerraformError;
+    expect(notInit).toBeInstanceOf(TerraformError);
+    expect(notInit.code).toBe('init_required');
+    expect(notInit.hint).toBe('run `tofu init` in the configuration directory first');
+
+    await work.write('main.tf', ONE_RESOURCE);
+    const first = join(work.dir, 'first.tfplan');
+    const second = join(work.dir, 'second.tfplan');
+    await tf.plan(first, []);
+    await tf.plan(second, []);
+    await tf.apply(first, []);
+    const stale = (await tf.apply(second, []).catch((e: unknown) => e)) as TerraformError;
+    expect(stale.code).toBe('stale_plan');
+    expect(stale.exitCode).toBe(2);
+  });
+
+  it('throws on an errored OpenTofu plan and removes the plan file it wrote anyway', async () => {
+    work = await makeWorkdir({ 'main.tf': FAILING_PRECONDITION }, { bin: TOFU_BIN });
+    const tf = await Terraform.open({
+      bin: TOFU_BIN,
+      chdir: work.dir,
+      env: work.env,
+      color: false,
+      stdout: 'stderr',
+    });
+    const planFile = join(work.dir, 'errored.tfplan');
+    const error = (await tf.plan(planFile, []).catch((e: unknown) => e)) as TerraformError;
+    expect(error).toBeInstanceOf(TerraformError);
+    expect(error.message).toMatch(/Resource precondition failed/);
+    expect(existsSync(planFile)).toBe(false);
   });
 });

@@ -1,4 +1,4 @@
-// A throwaway terraform working directory with the environment terraform needs here (no ~/.terraformrc).
+// A throwaway terraform (or tofu) working directory with the environment it needs here (no ~/.terraformrc).
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,13 +8,17 @@ export interface Workdir {
   dir: string;
   env: NodeJS.ProcessEnv;
   write(name: string, content: string): Promise<void>;
-  /** `terraform state list` (empty when there is no state). */
+  /** `<bin> state list` (empty when there is no state). */
   stateList(): Promise<string[]>;
   terraform(args: string[]): Promise<{ exitCode: number | undefined; stdout: string; stderr: string }>;
   dispose(): Promise<void>;
 }
 
-export async function makeWorkdir(files: Record<string, string>): Promise<Workdir> {
+/** A temporary directory holding `files`; `bin` (default terraform) runs its terraform() and stateList(). */
+export async function makeWorkdir(
+  files: Record<string, string>,
+  { bin = 'terraform' }: { bin?: string } = {},
+): Promise<Workdir> {
   const dir = await mkdtemp(join(tmpdir(), 'tfgate-tftest-'));
   const rc = join(dir, '.empty.tfrc');
   await writeFile(rc, '');
@@ -27,7 +31,7 @@ export async function makeWorkdir(files: Record<string, string>): Promise<Workdi
   const write = (name: string, content: string) => writeFile(join(dir, name), content);
   for (const [name, content] of Object.entries(files)) await write(name, content);
   const terraform = async (args: string[]) => {
-    const r = await execa('terraform', args, { cwd: dir, env, reject: false, stdin: 'ignore' });
+    const r = await execa(bin, args, { cwd: dir, env, reject: false, stdin: 'ignore' });
     return { exitCode: r.exitCode, stdout: String(r.stdout), stderr: String(r.stderr) };
   };
   return {
