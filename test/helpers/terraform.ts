@@ -185,6 +185,8 @@ export class TerraformWorkspace {
 /** The parts of terraform.tfstate (format version 4) tests look at. */
 export interface TfState {
   version: number;
+  /** The version of the binary that wrote it (OpenTofu writes its own). */
+  terraform_version: string;
   serial: number;
   lineage: string;
   outputs: Record<string, { value: unknown; type: unknown; sensitive?: boolean }>;
