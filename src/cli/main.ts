@@ -26,6 +26,11 @@ function isCommanderExit(error: unknown): error is { code: string; exitCode: num
   );
 }
 
+// A reader that goes away (`tfgate … | head`) is not our error: stop writing, keep the decision's exit code.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+});
+
 main(process.argv).then((code) => {
   process.exitCode = code;
 });
