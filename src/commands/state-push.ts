@@ -2,11 +2,11 @@
 import { createReadStream } from 'node:fs';
 import { access } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import { execa } from 'execa';
 import { z } from 'zod';
 import { resolveClientConfig } from '../client/index.js';
 import { TerraformError, UsageError } from '../errors/index.js';
 import { packageIdSchema, parseOptions } from '../options/common.js';
+import { spawnProcess } from '../terraform/process.js';
 import { callService } from './service-call.js';
 
 export const statePushOptionsSchema = z.object({
@@ -32,26 +32,30 @@ function terraformShow(
   env: NodeJS.ProcessEnv,
 ): { stream: Readable; done: Promise<void> } {
   const args = [...(chdir ? [`-chdir=${chdir}`] : []), 'show', '-json'];
-  const subprocess = execa(bin, args, {
-    env: { ...env, TF_IN_AUTOMATION: '1' },
-    stdin: 'ignore',
+  const { child, result } = spawnProcess(bin, args, {
+    // The caller's env extends ours, as before.
+    env: { ...process.env, ...env, TF_IN_AUTOMATION: '1' },
     stdout: 'pipe',
     stderr: 'pipe',
-    buffer: { stdout: false, stderr: true },
-    reject: false,
+    buffer: { stderr: true },
   });
-  const done = subprocess.then((result) => {
-    if (result.exitCode !== 0) {
+  const done = result.then((outcome) => {
+    if (outcome.exitCode !== 0) {
+      const how = outcome.spawnError
+        ? `could not start (${outcome.spawnError.code ?? outcome.spawnError.message})`
+        : outcome.signal
+          ? `was killed by ${outcome.signal}`
+          : `exited with ${outcome.exitCode}`;
       throw new TerraformError(
         'terraform_show_failed',
-        `${bin} ${args.join(' ')} exited with ${result.exitCode}: ${String(result.stderr).trim()}`,
+        `${bin} ${args.join(' ')} ${how}: ${(outcome.stderr ?? '').trim()}`,
         {
           hint: 'run it in the directory of your configuration after terraform init, or pass --state-json <file>',
         },
       );
     }
   });
-  return { stream: subprocess.stdout, done };
+  return { stream: child.stdout as Readable, done };
 }
 
 export async function statePush(

@@ -1,7 +1,7 @@
 // Which terraform-compatible binary runs, and what it is: Terraform or OpenTofu, and its version.
 import { basename } from 'node:path';
-import { execa } from 'execa';
 import { TerraformError, UsageError } from '../errors/index.js';
+import { describeProcessFailure, spawnProcess } from './process.js';
 
 export type TerraformProduct = 'terraform' | 'opentofu';
 
@@ -34,25 +34,28 @@ export async function detectTerraform(
   command: string,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<TerraformBinary> {
-  const result = await execa(command, ['version'], {
+  const { result: settled } = spawnProcess(command, ['version'], {
     env: { ...env, CHECKPOINT_DISABLE: '1' },
-    extendEnv: false,
-    reject: false,
-    stdin: 'ignore',
-    timeout: 30_000,
+    stdout: 'pipe',
+    stderr: 'pipe',
+    buffer: { stdout: true },
+    timeoutMs: 30_000,
   });
-  if (result.failed && result.exitCode === undefined) {
-    const notFound = (result.cause as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
+  const result = await settled;
+  if (result.exitCode === undefined) {
+    const notFound = result.spawnError?.code === 'ENOENT';
     throw new TerraformError(
       'terraform_not_found',
-      notFound ? `cannot run "${command}": not found` : `cannot run "${command}": ${result.shortMessage}`,
+      notFound
+        ? `cannot run "${command}": not found`
+        : `cannot run "${command}": ${describeProcessFailure(command, ['version'], result)}`,
       {
         hint: 'install terraform or OpenTofu, or point --terraform-bin (or TFGATE_TERRAFORM_BIN) at the binary',
-        cause: result.cause,
+        cause: result.spawnError,
       },
     );
   }
-  return parseVersionOutput(command, String(result.stdout));
+  return parseVersionOutput(command, result.stdout ?? '');
 }
 
 const VERSION_LINE = /^(Terraform|OpenTofu) v(\d+\.\d+\.\d+\S*)/m;

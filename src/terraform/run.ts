@@ -1,8 +1,8 @@
 // Spawn terraform with its output live: stdout to ours (or our stderr), stderr to ours with a tail kept.
-import { execa } from 'execa';
 import { TerraformError } from '../errors/index.js';
 import type { TerraformBinary } from './binary.js';
 import { explainFailure, type TerraformStep } from './failures.js';
+import { describeProcessFailure, spawnProcess } from './process.js';
 import type { SignalGuard } from './signals.js';
 
 /** Enough of stderr to find terraform's "Error:" block; everything was already shown live. */
@@ -38,35 +38,32 @@ export function terraformEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
  * a spawn failure or a death by signal throws a TerraformError.
  */
 export async function runLive(context: RunContext, step: TerraformStep, args: string[]): Promise<RunOutcome> {
-  const subprocess = execa(context.binary.command, [...globalArgs(context), ...args], {
+  const fullArgs = [...globalArgs(context), ...args];
+  const { child, result: settled } = spawnProcess(context.binary.command, fullArgs, {
     env: terraformEnv(context.env),
-    extendEnv: false,
-    stdin: 'ignore',
     stdout: context.stdout === 'stdout' ? 'inherit' : 2,
     stderr: 'pipe',
-    buffer: false,
-    reject: false,
     detached: true,
   });
-  const untrack = context.guard?.track(subprocess) ?? (() => {});
+  const untrack = context.guard?.track(child) ?? (() => {});
   let tail = '';
-  subprocess.stderr?.on('data', (chunk: Buffer) => {
+  child.stderr?.on('data', (chunk: Buffer) => {
     process.stderr.write(chunk);
     tail = (tail + chunk.toString('utf8')).slice(-STDERR_TAIL_BYTES);
   });
   try {
-    const result = await subprocess;
+    const result = await settled;
+    if (result.spawnError) {
+      throw new TerraformError(
+        'terraform_spawn_failed',
+        `cannot run ${context.binary.command}: ${describeProcessFailure(context.binary.command, fullArgs, result)}`,
+        {
+          hint: 'check --terraform-bin / TFGATE_TERRAFORM_BIN',
+          cause: result.spawnError,
+        },
+      );
+    }
     if (result.exitCode === undefined || result.signal !== undefined) {
-      if (result.exitCode === undefined && result.signal === undefined) {
-        throw new TerraformError(
-          'terraform_spawn_failed',
-          `cannot run ${context.binary.command}: ${result.shortMessage}`,
-          {
-            hint: 'check --terraform-bin / TFGATE_TERRAFORM_BIN',
-            cause: result.cause,
-          },
-        );
-      }
       throw explainFailure({
         step,
         command: context.binary.command,

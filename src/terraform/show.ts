@@ -1,8 +1,8 @@
 // `terraform show -json <planfile>` as a PlanSource: a stream, never held in memory, re-run on each open().
 import { PassThrough, type Readable } from 'node:stream';
-import { execa } from 'execa';
 import type { PlanSource } from '../plan/index.js';
 import { explainFailure } from './failures.js';
+import { spawnProcess } from './process.js';
 import { globalArgs, type RunContext, terraformEnv } from './run.js';
 
 /**
@@ -16,35 +16,41 @@ export function showJsonSource(context: Omit<RunContext, 'stdout'>, planFile: st
     description: `${command} show -json ${planFile}`,
     reopenable: true,
     open(): Readable {
-      const subprocess = execa(command, [...globalArgs(context), 'show', '-json', planFile], {
+      const { child, result } = spawnProcess(command, [...globalArgs(context), 'show', '-json', planFile], {
         env: terraformEnv(context.env),
-        extendEnv: false,
-        stdin: 'ignore',
         stdout: 'pipe',
         stderr: 'pipe',
-        buffer: { stdout: false, stderr: true },
-        reject: false,
+        buffer: { stderr: true },
         detached: true,
       });
-      const untrack = context.guard?.track(subprocess) ?? (() => {});
+      const untrack = context.guard?.track(child) ?? (() => {});
       const output = new PassThrough();
       let finished = false;
-      subprocess.stdout.pipe(output, { end: false });
-      subprocess.then((result) => {
+      child.stdout?.pipe(output, { end: false });
+      void result.then((outcome) => {
         finished = true;
         untrack();
-        if (result.exitCode === 0 && result.signal === undefined) {
+        if (outcome.exitCode === 0 && outcome.signal === undefined) {
           output.end();
           return;
         }
-        const stderr = String(result.stderr ?? '');
+        const stderr = outcome.stderr ?? '';
         if (stderr) process.stderr.write(stderr.endsWith('\n') ? stderr : `${stderr}\n`);
         output.destroy(
-          explainFailure({ step: 'show', command, exitCode: result.exitCode, signal: result.signal, stderr }),
+          explainFailure({
+            step: 'show',
+            command,
+            exitCode: outcome.exitCode,
+            signal: outcome.signal,
+            stderr,
+          }),
         );
       });
       output.on('close', () => {
-        if (!finished) subprocess.kill('SIGTERM');
+        if (finished) return;
+        child.kill('SIGTERM');
+        // Nobody reads any more: drop what is buffered so the pipe closes and the result settles.
+        child.stdout?.destroy();
       });
       return output;
     },
