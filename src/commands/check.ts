@@ -214,7 +214,7 @@ export async function planSource(
           cause: error,
         });
       });
-      // Loaded on demand (execa): only --plan-file runs terraform.
+      // Loaded on demand: only --plan-file runs terraform.
       const { Terraform } = await import('../terraform/index.js');
       const terraform = await Terraform.open({ bin: plan.terraformBin, chdir: plan.chdir, env });
       return terraform.showJson(plan.path);
