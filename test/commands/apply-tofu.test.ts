@@ -1,70 +1,32 @@
 // tfgate apply, plan and check with the real OpenTofu (`tofu`, installed by scripts/setup-tools.sh) on the
 // bundle route: a real signed bundle, the real policy engine, state read back from tofu's own state file.
 // A missing tofu fails these tests (requireTofu), it never skips them.
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runApply } from '../../src/commands/apply.js';
 import { resolveCheckOptions, runCheck } from '../../src/commands/check.js';
 import { ExitCode, type TfgateError } from '../../src/errors/index.js';
-import { requireTofu, TerraformWorkspace, TOFU_BIN } from '../helpers/terraform.js';
-import {
-  capture,
-  EXAMPLE_DIR,
-  type Keys,
-  makeKeys,
-  type SignedBundle,
-  signedBundle,
-} from './wrapper-fixtures.js';
+import { requireTofu, TOFU_BIN } from '../helpers/terraform.js';
+import { capture, bundleRoute as route, useWrapperSuite } from './wrapper-fixtures.js';
 
-let keys: Keys;
-let sanctioned: SignedBundle;
-let strict: SignedBundle;
-let privateTmp: string;
+const suite = useWrapperSuite();
 /** `tofu version`'s first line, e.g. "OpenTofu v1.10.10". */
 let tofuVersion: string;
-const previousTmp = process.env.TMPDIR;
-const workspaces: TerraformWorkspace[] = [];
 
 beforeAll(async () => {
   tofuVersion = await requireTofu();
-  keys = makeKeys();
-  sanctioned = await signedBundle(keys, join(EXAMPLE_DIR, 'design.yaml'), 'sanctioned');
-  strict = await signedBundle(keys, join(EXAMPLE_DIR, 'design-strict.yaml'), 'strict');
-  privateTmp = mkdtempSync(join(tmpdir(), 'tfgate-tofu-tmp-'));
-  process.env.TMPDIR = privateTmp;
-});
-
-afterAll(() => {
-  process.env.TMPDIR = previousTmp;
-  if (keys) rmSync(keys.dir, { recursive: true, force: true });
-  if (privateTmp) rmSync(privateTmp, { recursive: true, force: true });
-});
-
-afterEach(() => {
-  // tfgate's private plan directories are removed whatever happened.
-  expect(readdirSync(privateTmp).filter((n) => n.startsWith('tfgate-plan-'))).toEqual([]);
-  for (const ws of workspaces.splice(0)) ws.cleanup();
 });
 
 /** The example configuration, run by tofu (ws.apply/plan/show use tofu too). */
-function tofuWorkspace(): TerraformWorkspace {
-  const ws = TerraformWorkspace.create(EXAMPLE_DIR, { bin: TOFU_BIN });
-  workspaces.push(ws);
-  return ws;
-}
-
-function route(bundle: SignedBundle) {
-  return { kind: 'bundle' as const, bundle: bundle.bundle, publicKey: bundle.publicKey };
-}
+const tofuWorkspace = () => suite.workspace(undefined, { bin: TOFU_BIN });
 
 describe('tfgate apply --terraform-bin tofu (bundle route, real OpenTofu)', () => {
   it('blocked: exit 3, findings printed, nothing applied', async () => {
     const ws = tofuWorkspace();
     const run = capture(ws.env);
     const result = await runApply(
-      { route: route(strict), chdir: ws.dir, terraformBin: TOFU_BIN },
+      { route: route(suite.strict), chdir: ws.dir, terraformBin: TOFU_BIN },
       run.context,
     );
     expect(result.status).toBe('blocked');
@@ -82,7 +44,7 @@ describe('tfgate apply --terraform-bin tofu (bundle route, real OpenTofu)', () =
     const ws = tofuWorkspace();
     const first = capture(ws.env);
     const result = await runApply(
-      { route: route(sanctioned), chdir: ws.dir, terraformBin: TOFU_BIN },
+      { route: route(suite.sanctioned), chdir: ws.dir, terraformBin: TOFU_BIN },
       first.context,
     );
     expect(result).toMatchObject({ status: 'applied', exitCode: ExitCode.ok });
@@ -94,7 +56,7 @@ describe('tfgate apply --terraform-bin tofu (bundle route, real OpenTofu)', () =
 
     // No --terraform-bin: the environment names tofu.
     const again = capture({ ...ws.env, TFGATE_TERRAFORM_BIN: TOFU_BIN });
-    const noChange = await runApply({ route: route(sanctioned), chdir: ws.dir }, again.context);
+    const noChange = await runApply({ route: route(suite.sanctioned), chdir: ws.dir }, again.context);
     expect(noChange).toEqual({ status: 'no-changes', exitCode: ExitCode.ok });
     expect(again.progress()).toContain('No changes');
     expect(again.progress()).toMatch(/OpenTofu 1\.\d+\.\d+/);
@@ -109,7 +71,7 @@ describe('tfgate apply --terraform-bin tofu (bundle route, real OpenTofu)', () =
     );
     const run = capture(ws.env);
     const error = (await runApply(
-      { route: route(sanctioned), chdir: ws.dir, terraformBin: TOFU_BIN },
+      { route: route(suite.sanctioned), chdir: ws.dir, terraformBin: TOFU_BIN },
       run.context,
     ).catch((e: unknown) => e)) as TfgateError;
     expect(error.exitCode).toBe(ExitCode.terraform);
@@ -122,7 +84,7 @@ describe('tfgate apply --terraform-bin tofu (bundle route, real OpenTofu)', () =
     const ws = tofuWorkspace();
     const result = await runApply(
       {
-        route: route(sanctioned),
+        route: route(suite.sanctioned),
         chdir: ws.dir,
         terraformBin: TOFU_BIN,
         terraformArgs: ['-exclude', 'terraform_data.ledger'],
@@ -135,11 +97,10 @@ describe('tfgate apply --terraform-bin tofu (bundle route, real OpenTofu)', () =
   });
 
   it('refuses -exclude for terraform before anything runs, saying it is OpenTofu-only (exit 1)', async () => {
-    const ws = TerraformWorkspace.create(EXAMPLE_DIR);
-    workspaces.push(ws);
+    const ws = suite.workspace();
     const run = capture(ws.env);
     const error = (await runApply(
-      { route: route(sanctioned), chdir: ws.dir, terraformArgs: ['-exclude=terraform_data.ledger'] },
+      { route: route(suite.sanctioned), chdir: ws.dir, terraformArgs: ['-exclude=terraform_data.ledger'] },
       run.context,
     ).catch((e: unknown) => e)) as TfgateError;
     expect(error.exitCode).toBe(ExitCode.usage);
@@ -156,8 +117,8 @@ describe('tfgate check --plan-file <planfile> --terraform-bin tofu', () => {
     const planFile = await ws.plan();
     expect(existsSync(planFile)).toBe(true);
     for (const [bundle, exitCode, headline] of [
-      [strict, ExitCode.blocked, /^FAIL/],
-      [sanctioned, ExitCode.ok, /^PASS/],
+      [suite.strict, ExitCode.blocked, /^FAIL/],
+      [suite.sanctioned, ExitCode.ok, /^PASS/],
     ] as const) {
       let stdout = '';
       const options = resolveCheckOptions(

@@ -1,64 +1,21 @@
 // tfgate apply and tfgate plan end to end: real terraform (terraform_data), a real signed bundle verified
 // with the platform key, the real policy engine. State is read back from terraform to prove what happened.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runApply } from '../../src/commands/apply.js';
 import { runPlan } from '../../src/commands/plan.js';
 import { ExitCode, type TfgateError } from '../../src/errors/index.js';
-import { TerraformWorkspace } from '../helpers/terraform.js';
-import {
-  capture,
-  EXAMPLE_DIR,
-  type Keys,
-  makeKeys,
-  type SignedBundle,
-  signedBundle,
-} from './wrapper-fixtures.js';
+import { capture, bundleRoute as route, useWrapperSuite } from './wrapper-fixtures.js';
 
-let keys: Keys;
-let sanctioned: SignedBundle;
-let strict: SignedBundle;
-let privateTmp: string;
-const previousTmp = process.env.TMPDIR;
-const workspaces: TerraformWorkspace[] = [];
-
-beforeAll(async () => {
-  keys = makeKeys();
-  sanctioned = await signedBundle(keys, join(EXAMPLE_DIR, 'design.yaml'), 'sanctioned');
-  strict = await signedBundle(keys, join(EXAMPLE_DIR, 'design-strict.yaml'), 'strict');
-  // tfgate's private plan directories go here, so the tests can prove they are always removed.
-  privateTmp = mkdtempSync(join(tmpdir(), 'tfgate-wrapper-tmp-'));
-  process.env.TMPDIR = privateTmp;
-});
-
-afterAll(() => {
-  process.env.TMPDIR = previousTmp;
-  rmSync(keys.dir, { recursive: true, force: true });
-  rmSync(privateTmp, { recursive: true, force: true });
-});
-
-afterEach(() => {
-  expect(readdirSync(privateTmp).filter((n) => n.startsWith('tfgate-plan-'))).toEqual([]);
-  for (const ws of workspaces.splice(0)) ws.cleanup();
-});
-
-function workspace(source = EXAMPLE_DIR): TerraformWorkspace {
-  const ws = TerraformWorkspace.create(source);
-  workspaces.push(ws);
-  return ws;
-}
-
-function route(bundle: SignedBundle) {
-  return { kind: 'bundle' as const, bundle: bundle.bundle, publicKey: bundle.publicKey };
-}
+const suite = useWrapperSuite();
+const workspace = (source?: string) => suite.workspace(source);
 
 describe('tfgate apply (bundle route, real terraform)', () => {
   it('applies a plan that passes, then reports a no-change plan without applying', async () => {
     const ws = workspace();
     const first = capture(ws.env);
-    const result = await runApply({ route: route(sanctioned), chdir: ws.dir }, first.context);
+    const result = await runApply({ route: route(suite.sanctioned), chdir: ws.dir }, first.context);
     expect(result.status).toBe('applied');
     expect(result.exitCode).toBe(ExitCode.ok);
     expect(result.evaluation?.decision).toBe('pass');
@@ -68,7 +25,7 @@ describe('tfgate apply (bundle route, real terraform)', () => {
     const serial = ws.readState()?.serial;
 
     const again = capture(ws.env);
-    const noChange = await runApply({ route: route(sanctioned), chdir: ws.dir }, again.context);
+    const noChange = await runApply({ route: route(suite.sanctioned), chdir: ws.dir }, again.context);
     expect(noChange).toEqual({ status: 'no-changes', exitCode: ExitCode.ok });
     expect(again.progress()).toContain('No changes');
     expect(again.progress()).not.toContain('> terraform apply');
@@ -78,7 +35,7 @@ describe('tfgate apply (bundle route, real terraform)', () => {
   it('blocks an unsanctioned creation: exit 3, findings printed, nothing applied', async () => {
     const ws = workspace();
     const run = capture(ws.env);
-    const result = await runApply({ route: route(strict), chdir: ws.dir }, run.context);
+    const result = await runApply({ route: route(suite.strict), chdir: ws.dir }, run.context);
     expect(result.status).toBe('blocked');
     expect(result.exitCode).toBe(ExitCode.blocked);
     expect(result.evaluation?.findings.map((f) => `${f.rule} ${f.address}`).sort()).toEqual([
@@ -95,7 +52,7 @@ describe('tfgate apply (bundle route, real terraform)', () => {
     await ws.apply();
     const run = capture(ws.env);
     const result = await runApply(
-      { route: route(sanctioned), chdir: ws.dir, terraformArgs: ['-var', 'ledger_enabled=false'] },
+      { route: route(suite.sanctioned), chdir: ws.dir, terraformArgs: ['-var', 'ledger_enabled=false'] },
       run.context,
     );
     expect(result.exitCode).toBe(ExitCode.blocked);
@@ -109,7 +66,7 @@ describe('tfgate apply (bundle route, real terraform)', () => {
     const ws = workspace();
     const result = await runApply(
       {
-        route: route(sanctioned),
+        route: route(suite.sanctioned),
         terraformArgs: [`-chdir=${ws.dir}`, '-target=terraform_data.queue', '-refresh=false'],
       },
       capture(ws.env).context,
@@ -121,7 +78,7 @@ describe('tfgate apply (bundle route, real terraform)', () => {
   it('--advisory applies a blocked plan and says so loudly', async () => {
     const ws = workspace();
     const run = capture(ws.env);
-    const result = await runApply({ route: route(strict), chdir: ws.dir, advisory: true }, run.context);
+    const result = await runApply({ route: route(suite.strict), chdir: ws.dir, advisory: true }, run.context);
     expect(result.status).toBe('applied');
     expect(result.exitCode).toBe(ExitCode.ok);
     expect(result.evaluation?.decision).toBe('block');
@@ -136,7 +93,7 @@ describe('tfgate apply (bundle route, real terraform)', () => {
       'resource "terraform_data" "guarded" {\n  lifecycle {\n    precondition {\n      condition     = var.release == "v2"\n      error_message = "release must be v2"\n    }\n  }\n}\n',
     );
     const run = capture(ws.env);
-    const error = (await runApply({ route: route(sanctioned), chdir: ws.dir }, run.context).catch(
+    const error = (await runApply({ route: route(suite.sanctioned), chdir: ws.dir }, run.context).catch(
       (e: unknown) => e,
     )) as TfgateError;
     expect(error.exitCode).toBe(ExitCode.terraform);
@@ -148,22 +105,23 @@ describe('tfgate apply (bundle route, real terraform)', () => {
   it('an invalid configuration fails in terraform plan with exit 2', async () => {
     const ws = workspace();
     writeFileSync(join(ws.dir, 'broken.tf'), 'resource "terraform_data" "x" {\n  no_such_argument = 1\n}\n');
-    const error = (await runApply({ route: route(sanctioned), chdir: ws.dir }, capture(ws.env).context).catch(
-      (e: unknown) => e,
-    )) as TfgateError;
+    const error = (await runApply(
+      { route: route(suite.sanctioned), chdir: ws.dir },
+      capture(ws.env).context,
+    ).catch((e: unknown) => e)) as TfgateError;
     expect(error.exitCode).toBe(ExitCode.terraform);
     expect(error.message).toMatch(/Unsupported argument/);
   });
 
   it('refuses a tampered bundle: exit 4, the plan started meanwhile is stopped, nothing applied', async () => {
     const ws = workspace();
-    const tampered = join(keys.dir, 'tampered.tar.gz');
-    const bytes = readFileSync(sanctioned.bundle);
+    const tampered = join(suite.keys.dir, 'tampered.tar.gz');
+    const bytes = readFileSync(suite.sanctioned.bundle);
     bytes[bytes.length - 10] = (bytes[bytes.length - 10] ?? 0) ^ 0xff;
     writeFileSync(tampered, bytes);
     const run = capture(ws.env);
     const error = (await runApply(
-      { route: { kind: 'bundle', bundle: tampered, publicKey: sanctioned.publicKey }, chdir: ws.dir },
+      { route: { kind: 'bundle', bundle: tampered, publicKey: suite.sanctioned.publicKey }, chdir: ws.dir },
       run.context,
     ).catch((e: unknown) => e)) as TfgateError;
     expect(error.exitCode).toBe(ExitCode.noDecision);
@@ -175,7 +133,7 @@ describe('tfgate apply (bundle route, real terraform)', () => {
   it('a terraform binary that does not exist: exit 2, named, nothing run', async () => {
     const ws = workspace();
     const error = (await runApply(
-      { route: route(sanctioned), chdir: ws.dir, terraformBin: '/nonexistent/terraform' },
+      { route: route(suite.sanctioned), chdir: ws.dir, terraformBin: '/nonexistent/terraform' },
       capture(ws.env).context,
     ).catch((e: unknown) => e)) as TfgateError;
     expect(error.code).toBe('terraform_not_found');
@@ -192,7 +150,7 @@ describe('tfgate apply (bundle route, real terraform)', () => {
       });
     const closed = capture(ws.env);
     const error = (await runApply(
-      { route: route(sanctioned), chdir: ws.dir },
+      { route: route(suite.sanctioned), chdir: ws.dir },
       { ...closed.context, openEvaluator: failing },
     ).catch((e: unknown) => e)) as TfgateError;
     expect(error.exitCode).toBe(ExitCode.noDecision);
@@ -201,7 +159,7 @@ describe('tfgate apply (bundle route, real terraform)', () => {
 
     const advisory = capture(ws.env);
     const result = await runApply(
-      { route: route(sanctioned), chdir: ws.dir, advisory: true },
+      { route: route(suite.sanctioned), chdir: ws.dir, advisory: true },
       { ...advisory.context, openEvaluator: failing },
     );
     expect(result.status).toBe('applied');
@@ -214,11 +172,14 @@ describe('tfgate plan and apply --plan-file', () => {
   it('keeps a passing plan at --out, which apply --plan-file evaluates again and applies', async () => {
     const ws = workspace();
     const out = join(ws.dir, 'reviewed.tfplan');
-    const planned = await runPlan({ route: route(sanctioned), chdir: ws.dir, out }, capture(ws.env).context);
+    const planned = await runPlan(
+      { route: route(suite.sanctioned), chdir: ws.dir, out },
+      capture(ws.env).context,
+    );
     expect(planned).toMatchObject({ status: 'passed', exitCode: ExitCode.ok, planFile: out });
     expect(ws.stateAddresses()).toEqual([]);
     const applied = await runApply(
-      { route: route(sanctioned), chdir: ws.dir, planFile: out },
+      { route: route(suite.sanctioned), chdir: ws.dir, planFile: out },
       capture(ws.env).context,
     );
     expect(applied.status).toBe('applied');
@@ -229,7 +190,10 @@ describe('tfgate plan and apply --plan-file', () => {
     const ws = workspace();
     const out = join(ws.dir, 'reviewed.tfplan');
     writeFileSync(out, 'an old plan someone might apply');
-    const planned = await runPlan({ route: route(strict), chdir: ws.dir, out }, capture(ws.env).context);
+    const planned = await runPlan(
+      { route: route(suite.strict), chdir: ws.dir, out },
+      capture(ws.env).context,
+    );
     expect(planned.exitCode).toBe(ExitCode.blocked);
     expect(existsSync(out)).toBe(false);
   });
@@ -237,10 +201,10 @@ describe('tfgate plan and apply --plan-file', () => {
   it('explains a stale saved plan: the state changed after planning', async () => {
     const ws = workspace();
     const out = join(ws.dir, 'reviewed.tfplan');
-    await runPlan({ route: route(sanctioned), chdir: ws.dir, out }, capture(ws.env).context);
+    await runPlan({ route: route(suite.sanctioned), chdir: ws.dir, out }, capture(ws.env).context);
     await ws.apply(['-var=release=v2']);
     const error = (await runApply(
-      { route: route(sanctioned), chdir: ws.dir, planFile: out },
+      { route: route(suite.sanctioned), chdir: ws.dir, planFile: out },
       capture(ws.env).context,
     ).catch((e: unknown) => e)) as TfgateError;
     expect(error.code).toBe('stale_plan');
@@ -260,7 +224,7 @@ describe('tfgate plan and apply --plan-file', () => {
     await ws.run(['plan', '-input=false', '-no-color', '-out=errored.tfplan'], { allowFailure: true });
     expect(existsSync(join(ws.dir, 'errored.tfplan'))).toBe(true);
     const error = (await runApply(
-      { route: route(sanctioned), chdir: ws.dir, planFile: join(ws.dir, 'errored.tfplan') },
+      { route: route(suite.sanctioned), chdir: ws.dir, planFile: join(ws.dir, 'errored.tfplan') },
       capture(ws.env).context,
     ).catch((e: unknown) => e)) as TfgateError;
     expect(error.code).toBe('incomplete_plan');
@@ -272,7 +236,12 @@ describe('tfgate plan and apply --plan-file', () => {
     const ws = workspace();
     await expect(
       runApply(
-        { route: route(sanctioned), chdir: ws.dir, planFile: join(ws.dir, 'x'), terraformArgs: ['-var=a=b'] },
+        {
+          route: route(suite.sanctioned),
+          chdir: ws.dir,
+          planFile: join(ws.dir, 'x'),
+          terraformArgs: ['-var=a=b'],
+        },
         capture(ws.env).context,
       ),
     ).rejects.toMatchObject({ code: 'plan_args_with_plan_file', exitCode: ExitCode.usage });
@@ -282,7 +251,7 @@ describe('tfgate plan and apply --plan-file', () => {
     const ws = workspace();
     const run = capture(ws.env);
     const result = await runPlan(
-      { route: route(strict), chdir: ws.dir, reports: [{ format: 'json' }] },
+      { route: route(suite.strict), chdir: ws.dir, reports: [{ format: 'json' }] },
       run.context,
     );
     expect(result.exitCode).toBe(ExitCode.blocked);
