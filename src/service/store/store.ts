@@ -756,8 +756,10 @@ export class Store {
 
   async listAudit(pkg: PackageRecord, options: { after?: string; limit: number }): Promise<AuditRecord[]> {
     const { rows } = await this.db.query<Omit<AuditRecord, 'at'> & { at: unknown }>(
+      // ORDER BY audit.id, the bigint column: a bare "id" would name the text alias, and paging by
+      // next_after over a text order ("10" < "9") skipped rows.
       `SELECT id::text AS id, at, event, account, package_id, key_id, key_name, details FROM audit
-        WHERE package_pk = $1 AND id > $2::bigint ORDER BY id LIMIT $3`,
+        WHERE package_pk = $1 AND audit.id > $2::bigint ORDER BY audit.id LIMIT $3`,
       [pkg.pk, options.after ?? '0', options.limit],
     );
     return rows.map((r) => ({ ...r, at: iso(r.at) }));
