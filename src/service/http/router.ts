@@ -83,7 +83,16 @@ export function compileRoutes(routes: readonly Route[]): CompiledRoute[] {
 }
 
 export type Match =
-  | { kind: 'found'; route: Route; params: Record<string, string> }
+  | {
+      kind: 'found';
+      route: Route;
+      params: Record<string, string>;
+      /**
+       * A path parameter that cannot name anything (malformed percent-encoding, invalid UTF-8, a control
+       * character): the 400 the caller answers once the key is checked, before any parameter reaches SQL.
+       */
+      invalidParameter?: ServiceError;
+    }
   | { kind: 'method_not_allowed'; allowed: string[] }
   | { kind: 'not_found' };
 
@@ -97,16 +106,47 @@ export function match(routes: readonly CompiledRoute[], method: string, path: st
       continue;
     }
     const params: Record<string, string> = {};
+    let invalidParameter: ServiceError | undefined;
     for (const [i, name] of compiled.names.entries()) {
-      try {
-        params[name] = decodeURIComponent(m[i + 1]!);
-      } catch {
-        return { kind: 'not_found' };
-      }
+      const decoded = decodePathParameter(name, m[i + 1]!);
+      if (decoded instanceof ServiceError) invalidParameter ??= decoded;
+      else params[name] = decoded;
     }
-    return { kind: 'found', route: compiled.route, params };
+    return {
+      kind: 'found',
+      route: compiled.route,
+      params,
+      ...(invalidParameter ? { invalidParameter } : {}),
+    };
   }
   return allowed.length > 0 ? { kind: 'method_not_allowed', allowed } : { kind: 'not_found' };
+}
+
+/** Unicode Cc: C0 controls (NUL among them), DEL and C1 controls. No identifier holds one, and PostgreSQL refuses NUL. */
+const CONTROL_CHARACTER = /\p{Cc}/u;
+
+/** One path segment, percent-decoded as UTF-8, or the 400 that names what is wrong with it. */
+export function decodePathParameter(name: string, raw: string): string | ServiceError {
+  const refuse = (problem: string) =>
+    new ServiceError(
+      400,
+      'invalid_parameter',
+      `the path parameter "${name}" ${problem}; send it as UTF-8 text, percent-encoded, without control characters`,
+      { details: { parameter: name } },
+    );
+  let value: string;
+  try {
+    // Throws on a stray "%", a bad hex pair, and bytes that are not UTF-8 (overlong forms, surrogates).
+    value = decodeURIComponent(raw);
+  } catch {
+    return refuse('is not valid percent-encoded UTF-8');
+  }
+  const control = CONTROL_CHARACTER.exec(value);
+  if (control) {
+    const code = control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
+    return refuse(`contains the control character U+${code}`);
+  }
+  return value;
 }
 
 /** Validates the query against the route's table: unknown, repeated or out-of-range values are 400. */

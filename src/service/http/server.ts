@@ -1,6 +1,7 @@
 // node:http wiring: request ids, the contract's check order, bodies, errors, one log line per request.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { authenticate, authorize } from '../core/auth.js';
 import { readSmallBody } from '../core/body.js';
 import type { ServiceContext } from '../core/context.js';
@@ -30,6 +31,43 @@ function unsupportedMediaType(got: string, allowed: readonly string[]): ServiceE
     'unsupported_media_type',
     `Content-Type ${got ? `"${got}"` : '(none)'} is not accepted here; send ${allowed.join(' or ')}`,
     { details: { allowed } },
+  );
+}
+
+function requestUrl(target: string | undefined): URL {
+  try {
+    return new URL(target ?? '/', 'http://service');
+  } catch {
+    throw new ServiceError(
+      400,
+      'invalid_request',
+      'the request target is not a valid URL path; send an absolute path such as /healthz, percent-encoded',
+    );
+  }
+}
+
+/**
+ * Node's HTTP parser refuses a malformed request (control or non-ASCII bytes in the request line, a header
+ * too large) before any handler runs, answering a bare 400: answer with the contract's error body instead.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable || error.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  const [status, reason, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', 'the request headers are too large']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'the request did not arrive in time']
+        : [
+            400,
+            'Bad Request',
+            'the request is not valid HTTP/1.1 (a control or non-ASCII byte in the request line or a header?); percent-encode the path as UTF-8',
+          ];
+  const body = JSON.stringify({ error: { code: 'invalid_request', message } });
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
 }
 
@@ -105,16 +143,17 @@ export function createServiceServer(ctx: ServiceContext, version: string): Servi
         },
       );
     }
-    const { route, params } = found;
+    const { route, params, invalidParameter } = found;
     log.route = route.operationId;
     let principal: Principal | undefined;
     let pkg: PackageRecord | null = null;
     if (route.access) {
       const header = req.headers['x-api-key'];
+      // A malformed path parameter never reaches SQL: the key is looked up without it.
       const authenticated = await authenticate(
         ctx.store,
         Array.isArray(header) ? header[0] : header,
-        params.package_id,
+        invalidParameter ? undefined : params.package_id,
       );
       log.account = authenticated.principal.account;
       log.key_id = authenticated.principal.keyId;
@@ -129,8 +168,14 @@ export function createServiceServer(ctx: ServiceContext, version: string): Servi
           },
         );
       }
+      if (invalidParameter) {
+        // The contract's order up to the scope and plan checks; then 400 where 404 would be looked up.
+        authorize(authenticated, { ...route.access, pkg: undefined }, undefined);
+        throw invalidParameter;
+      }
       ({ principal, pkg } = authorize(authenticated, route.access, params.package_id));
     }
+    if (invalidParameter) throw invalidParameter;
     const query = parseQuery(route, url.searchParams);
     let body: unknown;
     if (route.body) {
@@ -227,9 +272,8 @@ export function createServiceServer(ctx: ServiceContext, version: string): Servi
     const started = performance.now();
     const given = req.headers['x-request-id'];
     const requestId = typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
-    const url = new URL(req.url ?? '/', 'http://service');
     // Never the X-Api-Key header: only its key id, once known.
-    const log: Record<string, unknown> = { request_id: requestId, method: req.method, path: url.pathname };
+    const log: Record<string, unknown> = { request_id: requestId, method: req.method };
     res.on('close', () => {
       log.status = res.statusCode;
       log.duration_ms = Math.round((performance.now() - started) * 100) / 100;
@@ -238,6 +282,10 @@ export function createServiceServer(ctx: ServiceContext, version: string): Servi
     });
     let reply: Reply;
     try {
+      // Inside the try: an absolute-form target such as `http://[::1` does not parse, and must answer 400
+      // rather than throw out of the request handler (which took the whole process down).
+      const url = requestUrl(req.url);
+      log.path = url.pathname;
       reply = await dispatch(req, url, log);
     } catch (error) {
       reply = errorReply(error, log);
@@ -260,9 +308,14 @@ export function createServiceServer(ctx: ServiceContext, version: string): Servi
   const server = createServer(
     { requestTimeout: ctx.config.requestTimeout, keepAliveTimeout: 5000 },
     (req, res) => {
-      void handle(req, res);
+      // Never an unhandled rejection: it would stop the process and every request in flight.
+      handle(req, res).catch((error: unknown) => {
+        ctx.log.error('request failed', { error: error instanceof Error ? error.message : String(error) });
+        res.destroy();
+      });
     },
   );
+  server.on('clientError', answerClientError);
 
   return {
     server,

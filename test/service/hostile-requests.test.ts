@@ -1,0 +1,123 @@
+// Hostile request lines and path parameters against a real `tfgate serve`: answered 4xx with the contract's
+// error body, never 500, and never a crash. Issue 8, defect 7: `/packages/a%00b/gate` answered 500 from the
+// database; and (found while fixing it) one request with an unparseable absolute-form target stopped the
+// whole process.
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROUTES } from '../../src/service/index.js';
+import { api, startService, type TestService } from '../helpers/service.js';
+
+let svc: TestService;
+beforeAll(async () => {
+  svc = await startService({ process: true });
+});
+afterAll(async () => {
+  await svc?.stop();
+});
+
+/** Percent-encoded path segments that name nothing: each must be 400 invalid_parameter. */
+const BAD_SEGMENTS: Record<string, string> = {
+  'a NUL byte': 'a%00b',
+  'a control character': 'a%01b',
+  DEL: 'a%7Fb',
+  'a C1 control character': 'a%C2%85b',
+  'invalid UTF-8': 'a%C3%28b',
+  'an encoded surrogate (CESU-8)': 'a%ED%A0%80b',
+  'an overlong UTF-8 form': 'a%C0%AFb',
+  'a stray %': 'a%zzb',
+  'a truncated escape': 'ab%E2%82',
+};
+
+/** Each route with path parameters, every parameter but `bad` filled with a harmless value. */
+function pathsWith(bad: string): Array<{ method: string; path: string; label: string }> {
+  const out: Array<{ method: string; path: string; label: string }> = [];
+  for (const route of ROUTES) {
+    const names = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+    for (const name of names) {
+      const path = route.path.replace(/\{(\w+)\}/g, (_, n: string) => (n === name ? bad : 'demo'));
+      out.push({ method: route.method, path, label: `${route.method} ${route.path} (${name})` });
+    }
+  }
+  return out;
+}
+
+/** Raw bytes on a socket: what a client library would refuse to send. Resolves with the whole answer. */
+function rawRequest(baseUrl: string, request: Buffer): Promise<string> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.end(request));
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
+  });
+}
+
+describe('path parameters', () => {
+  it.each(Object.entries(BAD_SEGMENTS))(
+    'with %s are 400 invalid_parameter on every route',
+    async (_, bad) => {
+      const paths = pathsWith(bad);
+      expect(paths.length).toBeGreaterThanOrEqual(12);
+      for (const { method, path, label } of paths) {
+        const res = await api<{ error: { code: string; message: string } }>(svc, method, path);
+        expect(res.status, `${label}: ${res.text}`).toBe(400);
+        expect(res.body.error.code, label).toBe('invalid_parameter');
+        // Plain words: which parameter, what is wrong, how to send it; nothing from the database.
+        expect(res.body.error.message, label).toMatch(/^the path parameter "\w+" .+; send it as UTF-8 text/);
+      }
+    },
+  );
+
+  it('keep the contract order: without a key the answer is 401, with a key lacking the scope 403', async () => {
+    const noKey = await api(svc, 'POST', '/v1/analysis/conformance/packages/a%00b/gate', { key: null });
+    expect(noKey.status).toBe(401);
+    const reader = await api<{ key: string }>(svc, 'POST', '/v1/admin/accounts/default/api-keys', {
+      body: { name: 'reader', scopes: ['compliance:read'] },
+    });
+    const wrongScope = await api(svc, 'PUT', '/v1/analysis/conformance/packages/a%00b/observed-state', {
+      key: reader.body.key,
+    });
+    expect(wrongScope.status).toBe(403);
+  });
+
+  it('that are well-formed still reach the route (a missing package is 404)', async () => {
+    const res = await api<{ error: { code: string } }>(
+      svc,
+      'GET',
+      '/v1/analysis/conformance/packages/caf%C3%A9',
+    );
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe('package_not_found');
+  });
+
+  it('never made the service log an error', () => {
+    expect(svc.logs.filter((entry) => entry.level === 'error')).toEqual([]);
+  });
+});
+
+describe('malformed request lines', () => {
+  it('an unparseable absolute-form target is 400, and the service keeps serving', async () => {
+    const answer = await rawRequest(
+      svc.baseUrl,
+      Buffer.from('GET http://[::1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', 'latin1'),
+    );
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answer).toContain('"code":"invalid_request"');
+    expect((await api(svc, 'GET', '/healthz', { key: null })).status).toBe(200);
+    expect(svc.child!.exitCode).toBeNull();
+  });
+
+  it.each([
+    ['a raw control byte', 'GET /v1/analysis/conformance/packages/a\x01b/gate HTTP/1.1'],
+    ['raw non-ASCII bytes', 'GET /v1/analysis/conformance/packages/\xff\xfe/gate HTTP/1.1'],
+  ])('%s in the request line is 400 with the contract error body', async (_, line) => {
+    const answer = await rawRequest(
+      svc.baseUrl,
+      Buffer.from(`${line}\r\nHost: x\r\nConnection: close\r\n\r\n`, 'latin1'),
+    );
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { error: { code: string } };
+    expect(body.error.code).toBe('invalid_request');
+  });
+});
