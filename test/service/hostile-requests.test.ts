@@ -90,10 +90,6 @@ describe('path parameters', () => {
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe('package_not_found');
   });
-
-  it('never made the service log an error', () => {
-    expect(svc.logs.filter((entry) => entry.level === 'error')).toEqual([]);
-  });
 });
 
 describe('malformed request lines', () => {
@@ -120,4 +116,70 @@ describe('malformed request lines', () => {
     const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { error: { code: string } };
     expect(body.error.code).toBe('invalid_request');
   });
+});
+
+describe('text the store cannot hold (NUL, unpaired surrogates) in bodies', () => {
+  const C = '/v1/analysis/conformance';
+  const design = (name: string) =>
+    `{"package_id":"text-edges","name":"${name}","sanctioned_kinds":[],"capabilities":[]}`;
+  const state = (address: string) =>
+    `{"format_version":"1.0","values":{"root_module":{"resources":[{"address":"${address}","mode":"managed","type":"aws_sqs_queue","name":"q","values":{}}]}}}`;
+
+  it.each([
+    ['NUL', '\\u0000', 'a NUL character (U+0000)'],
+    ['an unpaired surrogate', '\\ud800', 'an unpaired surrogate (U+D800)'],
+  ])('%s is 400 saying where, on JSON bodies, designs and observed state', async (_, escape, problem) => {
+    const key = await api<{ error: { code: string; message: string } }>(
+      svc,
+      'POST',
+      '/v1/admin/accounts/default/api-keys',
+      { body: `{"name":"a${escape}b","scopes":["admin"]}` },
+    );
+    expect(key.status, key.text).toBe(400);
+    expect(key.body.error.message).toBe(
+      `the request body holds ${problem} at "name", which cannot be stored; remove it`,
+    );
+    const put = await api<{ error: { code: string; message: string } }>(
+      svc,
+      'PUT',
+      `${C}/packages/text-edges`,
+      {
+        body: design(`x${escape}`),
+      },
+    );
+    expect(put.status, put.text).toBe(400);
+    expect(put.body.error.code).toBe('invalid_design');
+    expect(put.body.error.message).toContain(`${problem} at "name"`);
+    expect((await api(svc, 'PUT', `${C}/packages/text-edges`, { body: design('ok') })).status).toBeLessThan(
+      300,
+    );
+    const push = await api<{ error: { code: string; message: string } }>(
+      svc,
+      'PUT',
+      `${C}/packages/text-edges/observed-state`,
+      { body: state(`aws_sqs_queue.q${escape}`) },
+    );
+    expect(push.status, push.text).toBe(400);
+    expect(push.body.error.code).toBe('invalid_state');
+    expect(push.body.error.message).toContain(`${problem} at "resources.0.address"`);
+    const yaml = await api(svc, 'PUT', `${C}/packages/text-edges`, {
+      body: 'package_id: text-edges\nname: "x\\0y"\nsanctioned_kinds: []\ncapabilities: []\n',
+      headers: { 'Content-Type': 'application/yaml' },
+    });
+    expect(yaml.status, yaml.text).toBe(400);
+  });
+
+  it('a surrogate pair (an astral character) is stored as sent', async () => {
+    const put = await api<{ name: string }>(svc, 'PUT', `${C}/packages/text-edges`, {
+      body: design('\\ud83d\\ude80'),
+    });
+    expect(put.status, put.text).toBeLessThan(300);
+    expect(put.body.name).toBe('\u{1F680}');
+  });
+});
+
+// Last: every request above was answered without a 500 or a failure in the service's log.
+it('no request above made the service log an error', () => {
+  expect(svc.logs.filter((entry) => entry.level === 'error')).toEqual([]);
+  expect(svc.logs.filter((entry) => Number(entry.status) >= 500)).toEqual([]);
 });
