@@ -7,8 +7,11 @@
 #     OpenTofu tests run the real one;
 #   - PostgreSQL server binaries from Debian's packages, when initdb is missing;
 #   - cdktf-cli, pinned, in its own prefix under the cache (never in the repo: it would shadow the
-#     example's self-reference import of tfgate/cdktf), for the real `cdktf synth` test.
-# Usage: setup-tools.sh [opa] [terraform] [tofu] [postgresql] [cdktf-cli]   (no argument: all of them)
+#     example's self-reference import of tfgate/cdktf), for the real `cdktf synth` test;
+#   - schemathesis from PyPI, with every dependency pinned (scripts/schemathesis-requirements.txt), in a
+#     virtualenv under the cache keyed by that file's hash, linked into .tools/bin: the service's OpenAPI
+#     conformance test runs it.
+# Usage: setup-tools.sh [opa] [terraform] [tofu] [postgresql] [cdktf-cli] [schemathesis]   (none: all)
 set -euo pipefail
 
 OPA_VERSION="${TFGATE_OPA_VERSION:-v1.22.2}"
@@ -24,7 +27,7 @@ bin="$root/.tools/bin"
 mkdir -p "$bin" "$cache"
 
 log() { printf 'setup-tools: %s\n' "$*" >&2; }
-components=" ${*:-opa terraform tofu postgresql cdktf-cli} "
+components=" ${*:-opa terraform tofu postgresql cdktf-cli schemathesis} "
 wants() { [[ "$components" == *" $1 "* ]]; }
 
 install_opa() {
@@ -109,8 +112,33 @@ install_cdktf_cli() {
   log "cdktf-cli: $dir/node_modules/.bin/cdktf"
 }
 
+install_schemathesis() {
+  local requirements="$root/scripts/schemathesis-requirements.txt" digest dir
+  digest="$(sha256sum "$requirements" | cut -c1-12)"
+  dir="$cache/schemathesis-$digest"
+  # A virtualenv cannot be moved (its scripts name their interpreter by absolute path): build it in place
+  # and mark it complete last, so an interrupted install is redone rather than trusted.
+  if [ ! -f "$dir/.complete" ]; then
+    log "installing schemathesis from PyPI into a virtualenv in $dir"
+    rm -rf "$dir"
+    if ! python3 -m venv "$dir" >/dev/null 2>&1; then
+      log "python3 -m venv failed: installing Debian's python3-venv"
+      export DEBIAN_FRONTEND=noninteractive
+      apt-get update -qq
+      apt-get install -y -qq python3-venv >/dev/null
+      rm -rf "$dir"
+      python3 -m venv "$dir"
+    fi
+    "$dir/bin/pip" install --quiet --disable-pip-version-check --no-input -r "$requirements"
+    touch "$dir/.complete"
+  fi
+  ln -sf "$dir/bin/schemathesis" "$bin/schemathesis"
+  log "schemathesis: $("$bin/schemathesis" --version)"
+}
+
 if wants opa; then install_opa; fi
 if wants terraform; then install_terraform; fi
 if wants tofu; then install_tofu; fi
 if wants postgresql; then install_postgresql; fi
 if wants cdktf-cli; then install_cdktf_cli; fi
+if wants schemathesis; then install_schemathesis; fi

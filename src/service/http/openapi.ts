@@ -1,7 +1,7 @@
 // The OpenAPI 3.1 document, generated from the route table and the same zod schemas the routes use.
 import { z } from 'zod';
 import type { Route } from './router.js';
-import { errorBodySchema } from './schemas.js';
+import { errorBodySchema, pathParameterSchemas } from './schemas.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -26,7 +26,7 @@ const ACCESS_ERRORS: Record<number, string> = {
   403: 'insufficient_scope or plan_not_eligible',
   404: 'package_not_found (also for another account’s package)',
   409: 'package_not_approved',
-  400: 'invalid_parameter (the message lists the allowed values)',
+  400: 'invalid_parameter (the message lists the allowed values, or names the malformed path parameter or body field)',
   429: 'rate_limited (see Retry-After)',
 };
 
@@ -37,7 +37,9 @@ export function buildOpenApi(routes: readonly Route[], version: string): JsonObj
   for (const route of routes) {
     const parameters: JsonObject[] = [];
     for (const name of route.path.matchAll(/\{(\w+)\}/g)) {
-      parameters.push({ name: name[1], in: 'path', required: true, schema: { type: 'string' } });
+      const known = pathParameterSchemas[name[1]!];
+      const schema = known ? toSchema(known, components, 'input') : { type: 'string' };
+      parameters.push({ name: name[1], in: 'path', required: true, schema });
     }
     for (const [name, spec] of Object.entries(route.query ?? {})) {
       const schema: JsonObject = spec.values
@@ -98,7 +100,16 @@ export function buildOpenApi(routes: readonly Route[], version: string): JsonObj
       if (route.access.pkg) errorStatuses.set(404, [ACCESS_ERRORS[404]!]);
       if (route.access.pkg === 'approved') errorStatuses.set(409, [ACCESS_ERRORS[409]!]);
     }
-    if (route.query || route.body?.kind === 'json') errorStatuses.set(400, [ACCESS_ERRORS[400]!]);
+    // Path parameters are checked for control characters and invalid UTF-8 (400) on every route that has one.
+    const hasPathParameters = parameters.some((p) => p.in === 'path');
+    if (route.query || route.body?.kind === 'json' || hasPathParameters) {
+      errorStatuses.set(400, [ACCESS_ERRORS[400]!]);
+    }
+    // Every body is refused when of another media type, or larger than its limit.
+    if (route.body) {
+      errorStatuses.set(413, ['payload_too_large']);
+      errorStatuses.set(415, ['unsupported_media_type']);
+    }
     for (const extra of route.errors ?? []) {
       errorStatuses.set(extra.status, [...(errorStatuses.get(extra.status) ?? []), ...extra.codes]);
     }

@@ -125,11 +125,7 @@ export const ROUTES: readonly Route[] = [
         schema: s.evaluationResultSchema,
       },
     },
-    errors: [
-      { status: 400, codes: ['invalid_plan'] },
-      { status: 413, codes: ['payload_too_large'] },
-      { status: 415, codes: ['unsupported_media_type'] },
-    ],
+    errors: [{ status: 400, codes: ['invalid_plan'] }],
     async handler(input) {
       const { status, result } = await evaluatePlanUpload(
         input.ctx,
@@ -210,10 +206,7 @@ export const ROUTES: readonly Route[] = [
       200: { description: 'updated (or unchanged)', schema: s.packageSchema },
       201: { description: 'created', schema: s.packageSchema },
     },
-    errors: [
-      { status: 400, codes: ['invalid_design'] },
-      { status: 415, codes: ['unsupported_media_type'] },
-    ],
+    errors: [{ status: 400, codes: ['invalid_design'] }],
     async handler(input) {
       const { status, view } = await packages.putPackage(
         input.ctx,
@@ -265,11 +258,7 @@ export const ROUTES: readonly Route[] = [
       description: 'terraform show -json (state), streamed',
     },
     responses: { 200: { description: 'stored', schema: s.observedStateResponseSchema } },
-    errors: [
-      { status: 400, codes: ['invalid_state'] },
-      { status: 413, codes: ['payload_too_large'] },
-      { status: 415, codes: ['unsupported_media_type'] },
-    ],
+    errors: [{ status: 400, codes: ['invalid_state'] }],
     handler: async (input) =>
       json(200, await pushObservedState(input.ctx, input.principal, pkgOf(input), input.req)),
   },

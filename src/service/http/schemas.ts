@@ -93,3 +93,20 @@ export const createdApiKeySchema = z.object({
   scopes: z.array(z.enum(SCOPES)),
   key: z.string().describe('shown this once; only its hash is stored'),
 });
+
+/**
+ * What each path parameter looks like, for the OpenAPI document. The router refuses control characters and
+ * invalid UTF-8 in any of them (400); an id of another shape names nothing (404).
+ */
+export const pathParameterSchemas: Record<string, z.ZodType> = {
+  package_id: z.string().regex(PACKAGE_ID_PATTERN).describe('the package id'),
+  name: accountNameSchema.describe('the account name'),
+  finding_id: z
+    .string()
+    .regex(/^f_[0-9a-f]{20}$/)
+    .describe('the finding id'),
+  id: z
+    .string()
+    .regex(/^key_[A-Za-z0-9_-]{12}$/)
+    .describe('the API key id'),
+};
