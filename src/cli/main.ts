@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // The one top-level catch: every command returns an exit code or throws; here errors become exit codes.
+import { CommanderError } from 'commander';
 import { ExitCode, formatError, isTfgateError } from '../errors/index.js';
 import { buildProgram } from './program.js';
 
@@ -16,14 +17,9 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-function isCommanderExit(error: unknown): error is { code: string; exitCode: number } {
-  return (
-    typeof error === 'object' &&
-    error !== null &&
-    'code' in error &&
-    typeof (error as { code: unknown }).code === 'string' &&
-    (error as { code: string }).code.startsWith('commander.')
-  );
+/** commander has already printed its error (unknown option, missing argument, repeated option) or the help. */
+function isCommanderExit(error: unknown): error is CommanderError {
+  return error instanceof CommanderError;
 }
 
 // A reader that goes away (`tfgate … | head`) is not our error: stop writing, keep the decision's exit code.

@@ -1,5 +1,6 @@
 // Flags that several commands share, defined once so they keep the same names and help everywhere.
-import type { Command } from 'commander';
+import type { EventEmitter } from 'node:events';
+import type { Command, Option } from 'commander';
 import { collect } from '../options/common.js';
 
 /** How check, plan and apply choose who decides: the service (--package) or a signed bundle, offline. */
@@ -59,4 +60,38 @@ export function addAdvisoryOption(command: Command, proceed: string, stillFails:
     '--advisory',
     `${proceed} on a block or when no decision can be reached, saying so loudly on stderr (env TFGATE_ADVISORY); ${stillFails} still fail`,
   );
+}
+
+/**
+ * An option may be given more than once only when its values accumulate (a collector such as `--format`,
+ * or a variadic `<values...>`). Any other option that takes a value keeps only its last one, so a repeat
+ * would silently drop input (`--plan-json a.json --plan-json b.json` evaluated b.json alone).
+ */
+function takesOneValue(option: Option): boolean {
+  const takesValue = option.required || option.optional;
+  return takesValue && !option.variadic && option.parseArg !== collect;
+}
+
+/**
+ * Every command under `command`: a single-value option given twice on the command line is a usage error
+ * (exit 1) naming the flag. Checked in commander's own option event, before the value is stored, so it
+ * holds for every command at once. Boolean flags may repeat: `--advisory --advisory` means what one does.
+ */
+export function refuseRepeatedOptions(command: Command): void {
+  for (const option of command.options as readonly Option[]) {
+    if (!takesOneValue(option)) continue;
+    const key = option.attributeName();
+    // commander's Command is an EventEmitter (its typings expose only on()): listening before commander's
+    // own handler sees the value source before this occurrence is stored.
+    (command as unknown as EventEmitter).prependListener(`option:${option.name()}`, (value: unknown) => {
+      if (command.getOptionValueSource(key) !== 'cli') return;
+      const flag = option.long ?? option.short ?? option.flags;
+      const first = String(command.getOptionValue(key));
+      command.error(
+        `error: ${flag} was given more than once ("${first}", then "${String(value)}"), but it takes one value and would keep only the last; give ${flag} once`,
+        { code: 'tfgate.repeatedOption', exitCode: 1 },
+      );
+    });
+  }
+  for (const sub of command.commands) refuseRepeatedOptions(sub);
 }

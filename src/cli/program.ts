@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { COMMAND_REGISTRATIONS } from './commands/index.js';
+import { refuseRepeatedOptions } from './options.js';
 
 /** Exit code a command action reports back to main(); actions never call process.exit. */
 export function setExitCode(command: Command, code: number): void {
@@ -17,5 +18,6 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .configureOutput({ writeErr: (s) => process.stderr.write(s), writeOut: (s) => process.stdout.write(s) });
   for (const register of COMMAND_REGISTRATIONS) register(program);
+  refuseRepeatedOptions(program);
   return program;
 }

@@ -1,0 +1,169 @@
+// A flag that takes one value refuses to be given twice (exit 1, naming the flag), on every command. Issue 8,
+// defect 5: `tfgate check --plan-json a.json --plan-json b.json` evaluated only b.json and exited 0 when
+// a.json would block. Repeatable flags (values that accumulate: --format, --output, --scopes) and boolean
+// flags may repeat.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Command, CommanderError, type Option } from 'commander';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { buildProgram } from '../../src/cli/program.js';
+import { collect } from '../../src/options/common.js';
+import { scenario } from '../fixtures/corpus.js';
+import { buildCli, runCli } from '../helpers/cli.js';
+import { generateTestKeys } from '../policy/bundle-fixtures.js';
+
+/** Every command that runs (no subcommands), with its path from the program. */
+function leafCommands(command: Command, path: string[] = []): Array<{ path: string[]; command: Command }> {
+  if (command.commands.length === 0) return [{ path, command }];
+  return command.commands.flatMap((sub) => leafCommands(sub, [...path, sub.name()]));
+}
+
+/** The program with every action replaced by a recorder: parsing is what is tested, nothing runs. */
+function programWithRecordedActions() {
+  const program = buildProgram();
+  const ran: string[] = [];
+  for (const { path, command } of leafCommands(program)) command.action(() => void ran.push(path.join(' ')));
+  return { program, ran };
+}
+
+async function parse(args: string[]) {
+  const { program, ran } = programWithRecordedActions();
+  try {
+    await program.parseAsync(args, { from: 'user' });
+    return { ran, error: undefined };
+  } catch (error) {
+    return { ran, error: error as Error };
+  }
+}
+
+const isSingleValue = (o: Option) => (o.required || o.optional) && !o.variadic && o.parseArg !== collect;
+
+const COMMANDS = leafCommands(buildProgram()).map(({ path, command }) => ({
+  name: path.join(' '),
+  path,
+  singleValue: (command.options as Option[]).filter(isSingleValue).map((o) => o.long!),
+}));
+
+let stderr: string;
+beforeEach(() => {
+  stderr = '';
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+    stderr += String(chunk);
+    return true;
+  });
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+it('covers every command', () => {
+  expect(COMMANDS.map((c) => c.name).sort()).toEqual(
+    [
+      'apply',
+      'bundle build',
+      'bundle pull',
+      'bundle verify',
+      'check',
+      'gate',
+      'keys create',
+      'plan',
+      'serve',
+      'state push',
+    ].sort(),
+  );
+  for (const command of COMMANDS) expect(command.singleValue.length, command.name).toBeGreaterThan(0);
+});
+
+describe.each(COMMANDS)('tfgate $name', ({ path, singleValue }) => {
+  it('refuses each single-value flag given twice, naming it, before anything runs', async () => {
+    for (const flag of singleValue) {
+      for (const args of [
+        [...path, flag, 'first', flag, 'second'],
+        [...path, `${flag}=first`, `${flag}=second`],
+      ]) {
+        const { ran, error } = await parse(args);
+        expect(error, `${args.join(' ')} was accepted`).toBeInstanceOf(CommanderError);
+        expect((error as CommanderError).exitCode).toBe(1);
+        expect(error!.message).toContain(`${flag} was given more than once ("first", then "second")`);
+        expect(stderr).toContain(`give ${flag} once`);
+        expect(ran).toEqual([]);
+      }
+    }
+  });
+});
+
+describe('flags that may repeat', () => {
+  it('--format and --output collect their values (paired by position)', async () => {
+    const { ran, error } = await parse([
+      'check',
+      '--format',
+      'json',
+      '--output',
+      'a.json',
+      '--format',
+      'text',
+      '--output',
+      'b.txt',
+    ]);
+    expect(error).toBeUndefined();
+    expect(ran).toEqual(['check']);
+  });
+
+  it('boolean flags mean the same given twice', async () => {
+    const { ran, error } = await parse(['gate', '--advisory', '--advisory', '--refresh', '--refresh']);
+    expect(error).toBeUndefined();
+    expect(ran).toEqual(['gate']);
+  });
+
+  it('variadic --scopes of keys create accumulates', async () => {
+    const args = ['keys', 'create', '--account', 'a', '--name', 'n', '--scopes', 'admin', '--scopes', 'x'];
+    const { ran, error } = await parse(args);
+    expect(error).toBeUndefined();
+    expect(ran).toEqual(['keys create']);
+  });
+});
+
+describe('tfgate check --plan-json a.json --plan-json b.json (the built CLI)', () => {
+  const cloud = scenario('cloud-creations');
+  let dir: string;
+  let offline: string[];
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'tfgate-repeated-'));
+    const keys = generateTestKeys();
+    await Promise.all([
+      writeFile(join(dir, 'signing.pem'), keys.privatePem, { mode: 0o600 }),
+      writeFile(join(dir, 'public.pem'), keys.publicPem),
+      buildCli(),
+    ]);
+    const built = await runCli([
+      'bundle',
+      'build',
+      '--design',
+      cloud.designPath,
+      '--signing-key',
+      join(dir, 'signing.pem'),
+      '--output',
+      join(dir, 'bundle.tar.gz'),
+    ]);
+    expect(built.exitCode, built.stderr).toBe(0);
+    offline = ['--bundle', join(dir, 'bundle.tar.gz'), '--public-key', join(dir, 'public.pem')];
+  });
+  afterAll(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('exits 1 naming --plan-json, where it used to evaluate b.json alone and pass', async () => {
+    const blocking = cloud.planPath;
+    const passing = scenario('no-change').planPath;
+    // The two plans mean what the test says: the first blocks, the second passes.
+    expect((await runCli(['check', '--plan-json', blocking, ...offline])).exitCode).toBe(3);
+    expect((await runCli(['check', '--plan-json', passing, ...offline])).exitCode).toBe(0);
+
+    const both = await runCli(['check', '--plan-json', blocking, '--plan-json', passing, ...offline]);
+    expect(both.exitCode).toBe(1);
+    expect(both.stdout).toBe('');
+    expect(both.stderr).toMatch(/^error: --plan-json was given more than once/);
+  });
+});
