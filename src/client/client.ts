@@ -27,6 +27,18 @@ export type BundleDownload =
 
 const MAX_BUNDLE_BYTES = 256 * 1024 * 1024;
 
+/** RFC 9110 entity-tag: `"…"` or `W/"…"`, visible ASCII inside. Capped: an ETag is a revision, not a payload. */
+const ENTITY_TAG = /^(W\/)?"[\x21\x23-\x7e]{0,256}"$/;
+
+/**
+ * The bundle's ETag when it is a well-formed entity-tag, else none: the cache then keys on nothing and the
+ * next pull downloads again, rather than storing and sending back whatever the header held.
+ */
+export function entityTag(header: string | string[] | undefined): string | undefined {
+  const tag = Array.isArray(header) ? header[0] : header;
+  return tag !== undefined && ENTITY_TAG.test(tag) ? tag : undefined;
+}
+
 export class ServiceClient {
   readonly transport: ServiceTransport;
 
@@ -78,10 +90,17 @@ export class ServiceClient {
     }
     const parsed = lenientGateResultSchema.safeParse(json);
     if (parsed.success) {
-      if (parsed.data.decision !== decision) {
+      // A body about another package, or another decision, answers some other question: no decision.
+      const contradiction =
+        parsed.data.decision !== decision
+          ? `its body says "${parsed.data.decision}"`
+          : parsed.data.package_id !== packageId
+            ? 'its body is about another package'
+            : undefined;
+      if (contradiction) {
         throw new NoDecisionError(
           'contradictory_response',
-          `the service answered HTTP ${res.status} (${decision}) but its body says "${parsed.data.decision}"`,
+          `the service answered the gate of package "${packageId}" with HTTP ${res.status} (${decision}) but ${contradiction}`,
           { hint: 'the service is inconsistent; no decision was taken. Report it to the service operators.' },
         );
       }
@@ -137,8 +156,7 @@ export class ServiceClient {
       }
       chunks.push(chunk as Buffer);
     }
-    const header = res.headers.etag;
-    const tag = Array.isArray(header) ? header[0] : header;
+    const tag = entityTag(res.headers.etag);
     return { status: 'downloaded', bytes: Buffer.concat(chunks), ...(tag ? { etag: tag } : {}) };
   }
 

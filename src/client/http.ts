@@ -5,7 +5,7 @@ import { type Dispatcher, EnvHttpProxyAgent, request } from 'undici';
 import { NoDecisionError, type TfgateError } from '../errors/index.js';
 import type { ClientConfig } from './config.js';
 import { errorForStatus, type Operation } from './errors.js';
-import { redact } from './redact.js';
+import { printable, redact } from './redact.js';
 import { type ContractError, errorBodySchema } from './schemas.js';
 
 /** Statuses worth another attempt: rate limiting and gateway trouble (issue "The client"). */
@@ -293,7 +293,7 @@ export class ServiceTransport {
   contractError(json: unknown): ContractError | undefined {
     const parsed = errorBodySchema.safeParse(json);
     if (!parsed.success) return undefined;
-    return { ...parsed.data.error, message: this.redact(parsed.data.error.message) };
+    return { ...parsed.data.error, message: printable(this.redact(parsed.data.error.message)) };
   }
 
   /** The error for a status the caller does not handle, using the contract error body when it matches. */

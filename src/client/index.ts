@@ -17,5 +17,5 @@ export {
 } from './config.js';
 export { errorForStatus, type Operation } from './errors.js';
 export { createDispatcher, retryAfterMs, ServiceTransport, type TransportDeps } from './http.js';
-export { redact } from './redact.js';
+export { printable, redact } from './redact.js';
 export { detailsUnavailable, openRemoteEvaluator, RemoteEvaluator } from './remote-evaluator.js';

@@ -12,3 +12,15 @@ export function redact(text: string, secrets: ReadonlyArray<string | undefined>)
   }
   return out;
 }
+
+/** Control characters, and the bidirectional overrides that reorder what a terminal shows. */
+const UNPRINTABLE = /\p{Cc}|[\u202a-\u202e\u2066-\u2069]/gu;
+
+/**
+ * Text from the service made safe for a terminal: control characters (escape sequences) and bidi overrides
+ * become "?", and it is cut at `max` characters.
+ */
+export function printable(text: string, max = 500): string {
+  const clean = text.replace(UNPRINTABLE, '?');
+  return clean.length > max ? `${clean.slice(0, max)}…` : clean;
+}

@@ -75,6 +75,15 @@ export class RemoteEvaluator implements PlanEvaluator {
     // The interface does not say that findings make the status an error, so a 200 is only a pass
     // when its body says so: an unreadable body is no decision.
     const parsed = lenientEvaluationResultSchema.safeParse(json);
+    if (parsed.success && parsed.data.package_id !== this.#packageId) {
+      throw new NoDecisionError(
+        'contradictory_response',
+        `the service answered the evaluation for package "${this.#packageId}" with a result for another package`,
+        {
+          hint: 'the service is inconsistent; nothing was applied (fail closed). Report it to the service operators.',
+        },
+      );
+    }
     if (!parsed.success) {
       throw new NoDecisionError(
         'unreadable_evaluation',

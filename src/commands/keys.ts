@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { resolveClientConfig } from '../client/index.js';
 import { UsageError } from '../errors/index.js';
+import { createdApiKeySchema } from '../schemas/contract.js';
 import { SCOPES } from '../service/core/types.js';
 import { callService } from './service-call.js';
 
@@ -14,6 +15,7 @@ export const keysCreateOptionsSchema = z.object({
 });
 export type KeysCreateOptions = z.input<typeof keysCreateOptionsSchema>;
 
+/** The created key as the contract has it; `account` is the asked one when the service leaves it out. */
 export interface CreatedKey {
   id: string;
   name: string;
@@ -35,13 +37,12 @@ export async function keysCreate(
   }
   const options = parsed.data;
   const config = await resolveClientConfig({ baseUrl: options.baseUrl, caFile: options.caFile }, env);
-  const { json } = await callService(
+  const created = await callService(
     config,
     'POST',
     `/v1/admin/accounts/${encodeURIComponent(options.account)}/api-keys`,
-    {
-      json: { name: options.name, scopes: options.scopes },
-    },
+    { json: { name: options.name, scopes: options.scopes } },
+    { what: 'creating the API key', status: 201, schema: createdApiKeySchema },
   );
-  return json as CreatedKey;
+  return { ...created, account: created.account ?? options.account };
 }

@@ -1,24 +1,35 @@
 // A minimal call to the service's management and admin endpoints (PUT, POST with JSON), with the
 // client's config (base URL, key from TFGATE_API_KEY, CA, proxies). The gate and evaluation go through
 // src/client, which adds retries; these calls are one-shot and answer with the contract's error.
+// A success is used only when its status is the expected one and its body matches the contract's schema:
+// nothing from any other body is printed or used.
 import type { Readable } from 'node:stream';
 import { request } from 'undici';
-import { type ClientConfig, createDispatcher, redact } from '../client/index.js';
+import type { z } from 'zod';
+import { type ClientConfig, createDispatcher, printable, redact } from '../client/index.js';
 import { NoDecisionError, UsageError } from '../errors/index.js';
 import { errorBodySchema } from '../schemas/contract.js';
 
-export interface CallResult {
+/** What the caller accepts: the success status and the contract's schema of its body. */
+export interface ExpectedResponse<S extends z.ZodType> {
+  /** The call, for messages: "creating the API key". */
+  what: string;
   status: number;
-  json: unknown;
+  schema: S;
 }
 
-export async function callService(
+/** Larger answers are not read: every body these calls accept is small. */
+const MAX_RESPONSE_BYTES = 1024 * 1024;
+
+export async function callService<S extends z.ZodType>(
   config: ClientConfig,
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
   path: string,
-  body?: { json: unknown } | { stream: Readable; contentType: string },
-): Promise<CallResult> {
+  body: { json: unknown } | { stream: Readable; contentType: string } | undefined,
+  expected: ExpectedResponse<S>,
+): Promise<z.output<S>> {
   const dispatcher = createDispatcher(config);
+  const safe = (text: string) => redact(text, [config.apiKey]);
   try {
     const headers: Record<string, string> = { 'x-api-key': config.apiKey, accept: 'application/json' };
     let payload: string | Readable | undefined;
@@ -35,32 +46,57 @@ export async function callService(
     } catch (error) {
       throw new NoDecisionError(
         'service_unreachable',
-        redact(`cannot reach the service at ${config.baseUrl}: ${(error as Error).message}`, [config.apiKey]),
+        safe(`cannot reach the service at ${config.baseUrl}: ${(error as Error).message}`),
         {
           hint: 'check --base-url / TFGATE_BASE_URL and that the service is running',
           cause: error,
         },
       );
     }
-    const text = await res.body.text();
-    let json: unknown = text;
-    try {
-      json = text === '' ? null : JSON.parse(text);
-    } catch {
-      // Not JSON: keep the text for the message.
-    }
+    const json = await readJson(res.body);
     if (res.statusCode >= 400) {
-      const body = errorBodySchema.safeParse(json);
-      const error = body.success ? body.data.error : undefined;
-      throw new UsageError(
-        error?.code ?? `http_${res.statusCode}`,
-        redact(`the service answered ${res.statusCode}${error?.message ? `: ${error.message}` : ''}`, [
-          config.apiKey,
-        ]),
+      const parsed = errorBodySchema.safeParse(json);
+      const error = parsed.success ? parsed.data.error : undefined;
+      const code = error ? printable(error.code, 64) : `http_${res.statusCode}`;
+      const message = safe(
+        `the service answered ${res.statusCode}${error ? `: ${printable(error.message)}` : ''}`,
+      );
+      // A refusal of this call is the caller's to fix (exit 1); a failing service decided nothing (exit 4).
+      throw res.statusCode >= 500 ? new NoDecisionError(code, message) : new UsageError(code, message);
+    }
+    const parsed = res.statusCode === expected.status ? expected.schema.safeParse(json) : undefined;
+    if (!parsed?.success) {
+      // Never echo the body: it is not what the contract promises, and may hold anything.
+      throw new NoDecisionError(
+        'unexpected_response',
+        `the service at ${config.baseUrl} answered ${expected.what} with HTTP ${res.statusCode} and a body that is not the contract's (expected HTTP ${expected.status}); nothing from it was used`,
+        {
+          hint: 'check that --base-url / TFGATE_BASE_URL points at the tfgate service itself (not a proxy, a login page or another API), then try again',
+        },
       );
     }
-    return { status: res.statusCode, json };
+    return parsed.data;
   } finally {
     await dispatcher.close();
+  }
+}
+
+/** The body as JSON, or undefined when it is empty, not JSON, or larger than any answer these calls take. */
+async function readJson(body: AsyncIterable<unknown> & { destroy(): unknown }): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_RESPONSE_BYTES) {
+        body.destroy();
+        return undefined;
+      }
+      chunks.push(chunk as Buffer);
+    }
+    const text = Buffer.concat(chunks).toString('utf8');
+    return text.trim() === '' ? undefined : JSON.parse(text);
+  } catch {
+    return undefined;
   }
 }

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { resolveClientConfig } from '../client/index.js';
 import { TerraformError, UsageError } from '../errors/index.js';
 import { packageIdSchema, parseOptions } from '../options/common.js';
+import { observedStateResponseSchema } from '../schemas/contract.js';
 import { spawnProcess } from '../terraform/process.js';
 import { callService } from './service-call.js';
 
@@ -87,16 +88,19 @@ export async function statePush(
   }
   // If terraform fails, its error explains more than the service's "invalid state" would.
   const [call] = await Promise.allSettled([
-    callService(config, 'PUT', `/v1/analysis/conformance/packages/${options.package}/observed-state`, {
-      stream,
-      contentType: 'application/json',
-    }),
+    callService(
+      config,
+      'PUT',
+      `/v1/analysis/conformance/packages/${options.package}/observed-state`,
+      { stream, contentType: 'application/json' },
+      { what: 'the observed state push', status: 200, schema: observedStateResponseSchema },
+    ),
     done,
   ]).then(async (results) => {
     await done;
     return results;
   });
   if (call.status === 'rejected') throw call.reason;
-  const body = call.value.json as { resources: number; pushed_at: string };
+  const body = call.value;
   return { packageId: options.package, resources: body.resources, pushedAt: body.pushed_at, source };
 }

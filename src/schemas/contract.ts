@@ -105,3 +105,25 @@ export const gateResultSchema = z
 export const publicKeySchema = z
   .object({ key_id: z.string(), algorithm: z.literal('RS256'), public_key: z.string().describe('PEM, SPKI') })
   .meta({ id: 'PublicKey' });
+
+/**
+ * `POST /v1/admin/accounts/{name}/api-keys` → 201: the contract's `{id, name, scopes, key}`; tfgate's
+ * service adds `account`. The key is sent back in the X-Api-Key header, so it is visible ASCII.
+ */
+export const createdApiKeySchema = z.object({
+  id: z.string().min(1),
+  name: z.string(),
+  account: z.string().optional(),
+  scopes: z.array(z.string()),
+  key: z
+    .string()
+    .regex(/^[\x21-\x7e]{16,1024}$/)
+    .describe('shown this once; only its hash is stored'),
+});
+
+/** `PUT /packages/{package_id}/observed-state` → 200. */
+export const observedStateResponseSchema = z.object({
+  package_id: z.string(),
+  resources: count,
+  pushed_at: timestampSchema,
+});

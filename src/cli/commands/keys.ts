@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { printable } from '../../client/redact.js';
 
 export function registerKeys(program: Command): void {
   const keys = program
@@ -36,9 +37,10 @@ export function registerKeys(program: Command): void {
           baseUrl: flags.baseUrl,
           caFile: flags.caFile,
         });
+        // The key was checked to be visible ASCII; the rest is the service's text, shown harmless.
         process.stdout.write(`${created.key}\n`);
         process.stderr.write(
-          `created key ${created.id} "${created.name}" for account ${created.account} with scopes ${created.scopes.join(', ')}\n`,
+          `created key ${printable(created.id)} "${printable(created.name)}" for account ${printable(created.account)} with scopes ${printable(created.scopes.join(', '))}\n`,
         );
       },
     );

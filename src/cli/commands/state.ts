@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { printable } from '../../client/redact.js';
 
 export function registerState(program: Command): void {
   const state = program.command('state').description('Observed state for drift detection.');
@@ -25,7 +26,7 @@ export function registerState(program: Command): void {
         caFile: flags.caFile,
       });
       process.stderr.write(
-        `pushed observed state of package ${result.packageId}: ${result.resources} resource(s) from ${result.source} at ${result.pushedAt}\n`,
+        `pushed observed state of package ${result.packageId}: ${result.resources} resource(s) from ${result.source} at ${printable(result.pushedAt)}\n`,
       );
     });
 }

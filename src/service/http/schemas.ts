@@ -3,7 +3,11 @@
 // client reads too, live in src/schemas/contract.ts.
 import { z } from 'zod';
 import { PACKAGE_ID_PATTERN } from '../../design/index.js';
-import { driftFindingSchema, timestampSchema as timestamp } from '../../schemas/contract.js';
+import {
+  createdApiKeySchema as contractCreatedApiKeySchema,
+  driftFindingSchema,
+  timestampSchema as timestamp,
+} from '../../schemas/contract.js';
 import { ACCOUNT_PLANS, SCOPES } from '../core/types.js';
 
 export {
@@ -11,6 +15,7 @@ export {
   errorBodySchema,
   evaluationResultSchema,
   gateResultSchema,
+  observedStateResponseSchema,
   publicKeySchema,
 } from '../../schemas/contract.js';
 
@@ -69,12 +74,6 @@ export const driftCheckSchema = z.object({
   resolved: z.number().int(),
 });
 
-export const observedStateResponseSchema = z.object({
-  package_id: z.string(),
-  resources: z.number().int(),
-  pushed_at: timestamp,
-});
-
 export const healthSchema = z.object({ status: z.string() });
 
 export const accountNameSchema = z.string().regex(/^[a-z0-9][a-z0-9._-]{0,62}$/);
@@ -86,12 +85,10 @@ export const accountSchema = z.object({ name: z.string(), plan: z.enum(ACCOUNT_P
 export const createApiKeySchema = z
   .object({ name: z.string().min(1).max(100), scopes: z.array(z.enum(SCOPES)).min(1) })
   .strict();
-export const createdApiKeySchema = z.object({
-  id: z.string(),
-  name: z.string(),
+/** The contract's created key, with the account and scopes as this service always sends them. */
+export const createdApiKeySchema = contractCreatedApiKeySchema.extend({
   account: z.string(),
   scopes: z.array(z.enum(SCOPES)),
-  key: z.string().describe('shown this once; only its hash is stored'),
 });
 
 /**

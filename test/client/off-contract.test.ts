@@ -1,0 +1,190 @@
+// Every response the CLI reads is checked against the contract before anything from it is used or printed.
+// The servers here are loopback doubles that answer off-contract bodies: a fault no real tfgate service
+// produces (its answers are validated by the same schemas and by schemathesis), standing in for a
+// misconfigured proxy, another API at the base URL, or an attacker. Issue 8, defect 7: `tfgate keys create`
+// printed such a body's `key` field, then crashed.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { entityTag, ServiceClient } from '../../src/client/client.js';
+import { RemoteEvaluator } from '../../src/client/index.js';
+import { bufferSource } from '../../src/plan/index.js';
+import { buildCli, runCli } from '../helpers/cli.js';
+import { failure } from '../helpers/errors.js';
+import { evaluation, gate } from '../report/fixtures.js';
+import { contractError, type Handler, type Loopback, sendJson, startLoopback, testEnv } from './loopback.js';
+
+const LEAKED = 'tfg_value_from_an_off_contract_body_0123456789';
+let server: Loopback | undefined;
+let dir: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'tfgate-off-contract-'));
+  await buildCli();
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function cliAgainst(handler: Handler, args: string[]) {
+  server = await startLoopback(handler);
+  const env = testEnv(server.baseUrl) as Record<string, string>;
+  return runCli(args, { env });
+}
+
+const keysCreate = ['keys', 'create', '--account', 'default', '--name', 'ci', '--scopes', 'compliance:read'];
+
+describe('tfgate keys create against a double that answers off-contract (a fault no real service produces)', () => {
+  it.each([
+    ['201 without scopes (the body that used to be printed, then crash)', 201, { key: LEAKED, id: 'key_1' }],
+    [
+      '201 with a key holding a terminal escape',
+      201,
+      { id: 'k', name: 'ci', scopes: [], key: `\u001b[2J${LEAKED}` },
+    ],
+    ['201 with a key that is not a string', 201, { id: 'k', name: 'ci', scopes: [], key: { value: LEAKED } }],
+    ['200 instead of 201, with a contract body', 200, { id: 'k', name: 'ci', scopes: [], key: LEAKED }],
+    ['302 to a login page', 302, { key: LEAKED }],
+  ])('%s: refused, exit 4, nothing from the body printed', async (_, status, body) => {
+    const result = await cliAgainst((_req, res) => sendJson(res, status, body), keysCreate);
+    expect(result.exitCode, result.stderr).toBe(4);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).not.toContain(LEAKED);
+    expect(result.stderr).toMatch(
+      /^error: the service at http:\/\/127\.0\.0\.1:\d+ answered creating the API key/,
+    );
+    expect(result.stderr).toContain("not the contract's");
+    expect(result.stderr).toContain('hint: check that --base-url');
+    expect(result.stderr).not.toMatch(/internal error|TypeError|zod|Invalid input/i);
+  });
+
+  it('a body as large as a gigabyte stream is not read whole: refused the same way', async () => {
+    const result = await cliAgainst((_req, res) => {
+      res.writeHead(201, { 'content-type': 'application/json' });
+      res.write(`{"id":"k","name":"ci","scopes":[],"key":"${LEAKED}","pad":"`);
+      const chunk = 'x'.repeat(64 * 1024);
+      // 2 MiB, past the 1 MiB cap; the client stops reading there.
+      for (let i = 0; i < 32; i++) res.write(chunk);
+      res.end('"}');
+    }, keysCreate);
+    expect(result.exitCode).toBe(4);
+    expect(result.stdout).toBe('');
+  });
+
+  it('an error body with terminal escapes is printed harmless', async () => {
+    const result = await cliAgainst(
+      (_req, res) =>
+        sendJson(res, 403, contractError('insufficient_scope', '\u001b]0;owned\u0007needs \u202eadmin')),
+      keysCreate,
+    );
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('the service answered 403: ?]0;owned?needs ?admin');
+    expect(result.stderr).not.toMatch(/[\u001b\u0007\u202e]/);
+  });
+
+  it('a contract body is still accepted: the key on stdout, the rest on stderr', async () => {
+    const result = await cliAgainst(
+      (_req, res) =>
+        sendJson(res, 201, { id: 'key_abc', name: 'ci', scopes: ['compliance:read'], key: LEAKED }),
+      keysCreate,
+    );
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toBe(LEAKED);
+    // The contract has no account field: the asked one is named.
+    expect(result.stderr).toContain('for account default');
+  });
+});
+
+describe('tfgate state push against a double that answers off-contract (a fault no real service produces)', () => {
+  it.each([
+    ['a body without the resource count', 200, { package_id: 'payments', pushed_at: '2026-01-01T00:00:00Z' }],
+    ['a count that is not a number', 200, { package_id: 'payments', resources: 'all', pushed_at: 'x' }],
+    ['204 with no body', 204, undefined],
+  ])('%s: refused, exit 4', async (_, status, body) => {
+    const state = join(dir, 'state.json');
+    await writeFile(state, '{"format_version":"1.0"}');
+    const result = await cliAgainst(
+      async (req, res) => {
+        for await (const _chunk of req) {
+          // drain the upload
+        }
+        if (body === undefined) {
+          res.writeHead(status);
+          res.end();
+        } else sendJson(res, status, body);
+      },
+      ['state', 'push', '--package', 'payments', '--state-json', state],
+    );
+    expect(result.exitCode, result.stderr).toBe(4);
+    expect(result.stderr).toMatch(
+      /answered the observed state push with HTTP \d+ and a body that is not the contract's/,
+    );
+    expect(result.stderr).not.toContain('pushed observed state');
+  });
+});
+
+describe('the gate and the evaluation against a double that answers for another package (a fault no real service produces)', () => {
+  it('a gate pass about another package is no decision', async () => {
+    server = await startLoopback((_req, res) =>
+      sendJson(res, 200, gate({ package_id: 'other', decision: 'pass', blocking: [] })),
+    );
+    const client = await ServiceClient.fromOptions({}, testEnv(server.baseUrl));
+    try {
+      const error = await failure(client.gate('payments', { minSeverity: 'low' }));
+      expect(error.code).toBe('contradictory_response');
+      expect(error.exitCode).toBe(4);
+      expect(error.message).toContain('about another package');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('an evaluation pass about another package is no decision', async () => {
+    server = await startLoopback((_req, res) =>
+      sendJson(res, 200, evaluation({ package_id: 'other', decision: 'pass', findings: [] })),
+    );
+    const client = await ServiceClient.fromOptions({}, testEnv(server.baseUrl));
+    try {
+      const error = await failure(
+        new RemoteEvaluator(client, 'payments').evaluate(bufferSource(Buffer.from('{}'), 'plan.json'), 'low'),
+      );
+      expect(error.code).toBe('contradictory_response');
+      expect(error.exitCode).toBe(4);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("bundle pull's metadata: the ETag", () => {
+  it.each([
+    ['a strong tag', '"abc123"', '"abc123"'],
+    ['a weak tag', 'W/"abc123"', 'W/"abc123"'],
+    ['an unquoted value', 'abc123', undefined],
+    ['a quote inside', '"a"b"', undefined],
+    ['a 300-character tag', `"${'a'.repeat(300)}"`, undefined],
+    ['non-ASCII', '"caf\u00e9"', undefined],
+    ['no header', undefined, undefined],
+  ])('%s is kept only when well-formed', (_, header, kept) => {
+    expect(entityTag(header)).toBe(kept);
+  });
+
+  it('a malformed ETag from a double (a fault no real service produces) is not kept for the cache', async () => {
+    server = await startLoopback((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/gzip', etag: 'not-an-entity-tag' });
+      res.end(Buffer.from('bytes'));
+    });
+    const client = await ServiceClient.fromOptions({}, testEnv(server.baseUrl));
+    try {
+      const download = await client.bundle('payments');
+      expect(download).toEqual({ status: 'downloaded', bytes: Buffer.from('bytes') });
+    } finally {
+      await client.close();
+    }
+  });
+});
