@@ -40,6 +40,40 @@ function lockDataDir(dataDir: string): () => void {
   throw new UsageError('data_dir_in_use', `could not lock the data dir ${dataDir}`);
 }
 
+/**
+ * The store's files could not be opened or read: truncated or overwritten files, a missing directory,
+ * files from another PostgreSQL version. PGlite says only "Aborted()" or "failed to initialize"; this
+ * names the directory and the two ways out.
+ */
+export function damagedDataDir(dataDir: string, dbDir: string, cause: unknown): UsageError {
+  const detail = cause instanceof Error ? cause.message.replace(/\.? ?Build with -sASSERTIONS.*$/s, '') : '';
+  const said = detail && !/^Aborted\(\)$/.test(detail) ? ` (${detail})` : '';
+  return new UsageError(
+    'data_dir_damaged',
+    `the embedded store in ${dbDir} is damaged or unreadable, so tfgate serve cannot start${said}`,
+    {
+      cause,
+      hint:
+        `stop every tfgate serve on ${dataDir}, then either restore ${dbDir} from a backup (what was written ` +
+        `after that backup is lost), or move it aside (mv ${dbDir} ${dbDir}.damaged) and start again with an empty ` +
+        'store: that loses every package, design, approval, observed state, finding, acknowledgement, the ' +
+        'audit log and every API key (set TFGATE_BOOTSTRAP_API_KEY to create an admin key again). The ' +
+        `signing key (${join(dataDir, 'signing-key.pem')}) is kept, so bundles stay signed by the same key.`,
+    },
+  );
+}
+
+/**
+ * Reads the first rows of every table, so damaged files are found at start-up rather than by the first
+ * request that touches them. Cheap: one page per table.
+ */
+async function probe(db: PGlite): Promise<void> {
+  const { rows } = await db.query<{ name: string }>(
+    "SELECT quote_ident(tablename) AS name FROM pg_tables WHERE schemaname = 'public'",
+  );
+  for (const { name } of rows) await db.query(`SELECT * FROM ${name} LIMIT 1`);
+}
+
 export async function openEmbedded(dataDir: string): Promise<SqlClient> {
   const dbDir = join(dataDir, 'pgdata');
   mkdirSync(dbDir, { recursive: true, mode: 0o700 });
@@ -53,9 +87,10 @@ export async function openEmbedded(dataDir: string): Promise<SqlClient> {
     }
     // relaxedDurability stays off: a 2xx answer means the write reached the files.
     db = await PGlite.create(dbDir, { relaxedDurability: false });
+    await probe(db);
   } catch (error) {
     unlock();
-    throw error;
+    throw damagedDataDir(dataDir, dbDir, error);
   }
   const executor = (q: Pick<PGlite, 'query' | 'exec'>): SqlExecutor => ({
     async query<T>(text: string, params: unknown[] = []): Promise<SqlRows<T>> {
