@@ -270,23 +270,8 @@ export class ServiceTransport {
   }
 
   /** Read a JSON body up to a cap; undefined when it is not JSON or too large. Never throws. */
-  async readJson(res: ServiceResponse): Promise<unknown> {
-    try {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of res.body) {
-        size += (chunk as Buffer).length;
-        if (size > MAX_JSON_BODY_BYTES) {
-          res.body.destroy();
-          return undefined;
-        }
-        chunks.push(chunk as Buffer);
-      }
-      const text = Buffer.concat(chunks).toString('utf8');
-      return text.trim() === '' ? undefined : JSON.parse(text);
-    } catch {
-      return undefined;
-    }
+  readJson(res: ServiceResponse): Promise<unknown> {
+    return readJsonBody(res.body, MAX_JSON_BODY_BYTES);
   }
 
   /** The contract error body, if the response carries one; its message redacted. */
@@ -307,6 +292,29 @@ export class ServiceTransport {
       ...(spec.packageId ? { packageId: spec.packageId } : {}),
       ...(body ? { body } : {}),
     });
+  }
+}
+
+/** A response body as JSON, read up to `maxBytes`; undefined when empty, not JSON, or larger. Never throws. */
+export async function readJsonBody(
+  body: Dispatcher.ResponseData['body'],
+  maxBytes: number,
+): Promise<unknown> {
+  try {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of body) {
+      size += (chunk as Buffer).length;
+      if (size > maxBytes) {
+        body.destroy();
+        return undefined;
+      }
+      chunks.push(chunk as Buffer);
+    }
+    const text = Buffer.concat(chunks).toString('utf8');
+    return text.trim() === '' ? undefined : JSON.parse(text);
+  } catch {
+    return undefined;
   }
 }
 

@@ -16,6 +16,12 @@ export {
   resolveClientConfig,
 } from './config.js';
 export { errorForStatus, type Operation } from './errors.js';
-export { createDispatcher, retryAfterMs, ServiceTransport, type TransportDeps } from './http.js';
+export {
+  createDispatcher,
+  readJsonBody,
+  retryAfterMs,
+  ServiceTransport,
+  type TransportDeps,
+} from './http.js';
 export { printable, redact } from './redact.js';
 export { detailsUnavailable, openRemoteEvaluator, RemoteEvaluator } from './remote-evaluator.js';

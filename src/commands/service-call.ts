@@ -6,7 +6,7 @@
 import type { Readable } from 'node:stream';
 import { request } from 'undici';
 import type { z } from 'zod';
-import { type ClientConfig, createDispatcher, printable, redact } from '../client/index.js';
+import { type ClientConfig, createDispatcher, printable, readJsonBody, redact } from '../client/index.js';
 import { NoDecisionError, UsageError } from '../errors/index.js';
 import { errorBodySchema } from '../schemas/contract.js';
 
@@ -53,7 +53,7 @@ export async function callService<S extends z.ZodType>(
         },
       );
     }
-    const json = await readJson(res.body);
+    const json = await readJsonBody(res.body, MAX_RESPONSE_BYTES);
     if (res.statusCode >= 400) {
       const parsed = errorBodySchema.safeParse(json);
       const error = parsed.success ? parsed.data.error : undefined;
@@ -78,25 +78,5 @@ export async function callService<S extends z.ZodType>(
     return parsed.data;
   } finally {
     await dispatcher.close();
-  }
-}
-
-/** The body as JSON, or undefined when it is empty, not JSON, or larger than any answer these calls take. */
-async function readJson(body: AsyncIterable<unknown> & { destroy(): unknown }): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of body) {
-      size += (chunk as Buffer).length;
-      if (size > MAX_RESPONSE_BYTES) {
-        body.destroy();
-        return undefined;
-      }
-      chunks.push(chunk as Buffer);
-    }
-    const text = Buffer.concat(chunks).toString('utf8');
-    return text.trim() === '' ? undefined : JSON.parse(text);
-  } catch {
-    return undefined;
   }
 }

@@ -137,7 +137,7 @@ describe('text the store cannot hold (NUL, unpaired surrogates) in bodies', () =
     );
     expect(key.status, key.text).toBe(400);
     expect(key.body.error.message).toBe(
-      `the request body holds ${problem} at "name", which cannot be stored; remove it`,
+      `the request body holds ${problem} at "name", which cannot be stored (PostgreSQL refuses it); remove it`,
     );
     const put = await api<{ error: { code: string; message: string } }>(
       svc,

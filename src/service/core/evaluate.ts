@@ -8,7 +8,7 @@ import { type PackageRecord, packageEntry } from '../store/index.js';
 import { limitedBody, payloadTooLarge } from './body.js';
 import type { ServiceContext } from './context.js';
 import { ServiceError } from './errors.js';
-import { atLocation, findUnstorableText } from './storable-text.js';
+import { refuseUnstorableText } from './storable-text.js';
 import type { Principal } from './types.js';
 
 /** Turns the reader's error into the contract's 400, keeping where it failed (offset or path). */
@@ -83,18 +83,11 @@ export async function pushObservedState(
     throw invalidInput(error, 'invalid_state', 'Terraform state in JSON (terraform show -json)');
   }
   // What is stored: the resources read from the state, and its terraform version.
-  const unstorable = findUnstorableText({
-    terraform_version: state.terraform_version,
-    resources: state.resources,
-  });
-  if (unstorable) {
-    throw new ServiceError(
-      400,
-      'invalid_state',
-      `the state holds ${unstorable.problem}${atLocation(unstorable)}, which the store cannot hold (PostgreSQL refuses both); remove it`,
-      { details: { path: unstorable.path } },
-    );
-  }
+  refuseUnstorableText(
+    { terraform_version: state.terraform_version, resources: state.resources },
+    'invalid_state',
+    'the state',
+  );
   const { pushedAt } = await ctx.store.putObservedState(
     principal,
     pkg,

@@ -7,7 +7,7 @@ import type { AuditRecord, PackageRecord } from '../store/index.js';
 import { canonicalJson, sha256Hex } from './canonical.js';
 import type { ServiceContext } from './context.js';
 import { ServiceError } from './errors.js';
-import { atLocation, findUnstorableText } from './storable-text.js';
+import { refuseUnstorableText } from './storable-text.js';
 import type { Principal } from './types.js';
 
 export interface PackageView {
@@ -62,15 +62,7 @@ export async function putPackage(
       cause: error,
     });
   }
-  const unstorable = findUnstorableText(design);
-  if (unstorable) {
-    throw new ServiceError(
-      400,
-      'invalid_design',
-      `the design document holds ${unstorable.problem}${atLocation(unstorable)}, which cannot be stored; remove it`,
-      { details: { path: unstorable.path } },
-    );
-  }
+  refuseUnstorableText(design, 'invalid_design', 'the design document');
   if (design.package_id !== packageId) {
     throw new ServiceError(
       400,

@@ -1,6 +1,7 @@
 // Text PostgreSQL cannot store: `text` and `jsonb` refuse U+0000, and `jsonb` refuses an unpaired surrogate
 // (valid in JSON's grammar, `"\ud800"`, but not a character). Found before a write, so the caller gets a
 // 400 that says where, never the database's 500.
+import { ServiceError } from './errors.js';
 
 export interface UnstorableText {
   /** Where, as a dotted path from the document's root (printable: controls and surrogates shown as "?"). */
@@ -60,7 +61,15 @@ export function findUnstorableText(value: unknown): UnstorableText | undefined {
   return undefined;
 }
 
-/** ` at "a.b"`, or nothing for the root: for messages. */
-export function atLocation(found: UnstorableText): string {
-  return found.path === '' ? '' : ` at "${found.path}"`;
+/** Refuses `value` with a 400 of `code` when it holds text the store cannot hold, saying what and where. */
+export function refuseUnstorableText(value: unknown, code: string, what: string): void {
+  const found = findUnstorableText(value);
+  if (!found) return;
+  const where = found.path === '' ? '' : ` at "${found.path}"`;
+  throw new ServiceError(
+    400,
+    code,
+    `${what} holds ${found.problem}${where}, which cannot be stored (PostgreSQL refuses it); remove it`,
+    { details: { path: found.path } },
+  );
 }

@@ -6,7 +6,7 @@ import { authenticate, authorize } from '../core/auth.js';
 import { readSmallBody } from '../core/body.js';
 import type { ServiceContext } from '../core/context.js';
 import { ServiceError } from '../core/errors.js';
-import { atLocation, findUnstorableText } from '../core/storable-text.js';
+import { refuseUnstorableText } from '../core/storable-text.js';
 import type { Principal } from '../core/types.js';
 import type { PackageRecord } from '../store/index.js';
 import { buildOpenApi } from './openapi.js';
@@ -205,15 +205,7 @@ export function createServiceServer(ctx: ServiceContext, version: string): Servi
               details: { path: issue.path.map(String) },
             });
           }
-          const unstorable = findUnstorableText(result.data);
-          if (unstorable) {
-            throw new ServiceError(
-              400,
-              'invalid_parameter',
-              `the request body holds ${unstorable.problem}${atLocation(unstorable)}, which cannot be stored; remove it`,
-              { details: { path: unstorable.path } },
-            );
-          }
+          refuseUnstorableText(result.data, 'invalid_parameter', 'the request body');
           body = result.data;
         }
       } else {
