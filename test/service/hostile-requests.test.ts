@@ -128,12 +128,12 @@ describe('text the store cannot hold (NUL, unpaired surrogates) in bodies', () =
   it.each([
     ['NUL', '\\u0000', 'a NUL character (U+0000)'],
     ['an unpaired surrogate', '\\ud800', 'an unpaired surrogate (U+D800)'],
-  ])('%s is 400 saying where, on JSON bodies, designs and observed state', async (_, escape, problem) => {
+  ])('%s is 400 saying where, on JSON bodies, designs and observed state', async (_, jsonEscape, problem) => {
     const key = await api<{ error: { code: string; message: string } }>(
       svc,
       'POST',
       '/v1/admin/accounts/default/api-keys',
-      { body: `{"name":"a${escape}b","scopes":["admin"]}` },
+      { body: `{"name":"a${jsonEscape}b","scopes":["admin"]}` },
     );
     expect(key.status, key.text).toBe(400);
     expect(key.body.error.message).toBe(
@@ -144,7 +144,7 @@ describe('text the store cannot hold (NUL, unpaired surrogates) in bodies', () =
       'PUT',
       `${C}/packages/text-edges`,
       {
-        body: design(`x${escape}`),
+        body: design(`x${jsonEscape}`),
       },
     );
     expect(put.status, put.text).toBe(400);
@@ -157,7 +157,7 @@ describe('text the store cannot hold (NUL, unpaired surrogates) in bodies', () =
       svc,
       'PUT',
       `${C}/packages/text-edges/observed-state`,
-      { body: state(`aws_sqs_queue.q${escape}`) },
+      { body: state(`aws_sqs_queue.q${jsonEscape}`) },
     );
     expect(push.status, push.text).toBe(400);
     expect(push.body.error.code).toBe('invalid_state');
