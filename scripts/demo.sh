@@ -87,7 +87,9 @@ tfgate apply --package demo --chdir "$work" -- -var ledger_enabled=false
 code=$?
 set -e
 [ "$code" -eq 3 ] || die "expected exit 3 (blocked), got $code"
-terraform -chdir="$work" state list | grep -q '^terraform_data.ledger\[0\]$' || die "the ledger was destroyed"
+# Capture first, then match: `cmd | grep -q` under pipefail fails when grep exits early and cmd gets SIGPIPE.
+state_list="$(terraform -chdir="$work" state list)"
+grep -qx 'terraform_data.ledger\[0\]' <<<"$state_list" || die "the ledger was destroyed"
 note "exit 3: blocked; terraform_data.ledger[0] is still in the state, nothing was applied"
 
 # --- 2. drift, acknowledged --------------------------------------------------------------------
@@ -113,7 +115,8 @@ call -f "$api/packages/demo/audit" |
 say "3. tfgate apply of a sanctioned change (release v2, an in-place update)"
 tfgate apply --package demo --chdir "$work" -- -var release=v2
 [ "$(terraform -chdir="$work" output -raw queue_id 2>/dev/null)" != "" ] || die "the apply did not run"
-terraform -chdir="$work" show -json | grep -q '"release":"v2"' || die "release v2 was not applied"
+state_json="$(terraform -chdir="$work" show -json)"
+grep -qF '"release":"v2"' <<<"$state_json" || die "release v2 was not applied"
 note "exit 0: applied"
 
 # --- 4. the release gate -----------------------------------------------------------------------
