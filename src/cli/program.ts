@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { COMMAND_REGISTRATIONS } from './commands/index.js';
 import { refuseRepeatedOptions } from './options.js';
+import { packageVersion } from './version.js';
 
 /** Exit code a command action reports back to main(); actions never call process.exit. */
 export function setExitCode(command: Command, code: number): void {
@@ -14,6 +15,7 @@ export function buildProgram(): Command {
     .description(
       'Enforce an approved infrastructure design between a reviewed Terraform plan and production.',
     )
+    .version(packageVersion(), '-V, --version', 'print the version of tfgate')
     .exitOverride()
     .showHelpAfterError()
     .configureOutput({ writeErr: (s) => process.stderr.write(s), writeOut: (s) => process.stdout.write(s) });
