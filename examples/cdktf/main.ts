@@ -1,11 +1,12 @@
-// A CDKTF app checked against its package's approved design at synth time.
+// A CDK Terrain app checked against its package's approved design at synth time. For a CDKTF 0.21 app
+// (CDKTF was archived on 2025-12-10), import from 'cdktf' and 'tfgate/cdktf' instead: nothing else changes.
 //   Policy source (first that is set): TFGATE_BUNDLE + TFGATE_PUBLIC_KEY (signed bundle, e.g. from
 //   `tfgate bundle pull`), TFGATE_PACKAGE + TFGATE_BASE_URL + TFGATE_API_KEY (the service), or
 //   TFGATE_DESIGN (a local design file, unsigned: development only). TFGATE_ADVISORY=true warns only.
-//   Scenarios (CDKTF context, e.g. CDKTF_CONTEXT_JSON='{"auditQueue":true}'): auditQueue,
+//   Scenarios (app context, e.g. CDKTF_CONTEXT_JSON='{"auditQueue":true}'): auditQueue,
 //   acknowledgeAuditQueue ("<reason>"), retireLedger.
-import { App } from 'cdktf';
-import { applyConformance, ConformanceAspect } from 'tfgate/cdktf';
+import { App } from 'cdktn';
+import { applyConformance, ConformanceAspect } from 'tfgate/cdktn';
 import { PlatformStack, StorageStack } from './stacks.js';
 
 async function loadConformance(): Promise<ConformanceAspect> {
@@ -42,6 +43,6 @@ new StorageStack(app, 'storage', {
       : undefined,
 });
 
-// Not Aspects.of(app).add(...): CDKTF runs aspects per stack, so an aspect on the app never runs.
+// Not Aspects.of(app).add(...): CDK Terrain (like CDKTF) runs aspects per stack, so an aspect on the app never runs.
 applyConformance(app, conformance);
 app.synth();

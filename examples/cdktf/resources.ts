@@ -1,7 +1,7 @@
 // Typed cloud resources, written the way a provider binding would be but without downloading one:
 // enough to synthesize (and to be judged by the design), not to plan. Real projects use
-// @cdktf/provider-aws (or `cdktf get`) instead.
-import { TerraformResource } from 'cdktf';
+// generated provider bindings (`cdktn get`) instead.
+import { TerraformResource } from 'cdktn';
 import type { Construct } from 'constructs';
 
 export interface S3BucketConfig {

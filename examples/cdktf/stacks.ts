@@ -1,8 +1,8 @@
 // The example's infrastructure: a plannable stack (terraform_data, built into terraform) and a
 // synth-only stack of typed cloud resources.
-import { DataResource, TerraformStack } from 'cdktf';
+import { DataResource, TerraformStack } from 'cdktn';
 import { Construct } from 'constructs';
-import { ConformanceAspect } from 'tfgate/cdktf';
+import { ConformanceAspect } from 'tfgate/cdktn';
 import { S3Bucket, SqsQueue } from './resources.js';
 
 export interface PlatformOptions {

@@ -1,11 +1,20 @@
-// examples/cdktf, for real: compiled with tsc against the built package (it imports `tfgate/cdktf`,
-// resolved through the package's own exports), run with node as cdktf-cli runs it, against a signed
-// bundle; the platform stack's synthesized JSON is then planned by the real terraform.
+// examples/cdktf, for real: a CDK Terrain app compiled with tsc against the built package (it imports
+// `tfgate/cdktn`, resolved through the package's own exports), run with node as the toolkit's CLI runs
+// it, against a signed bundle; the platform stack's synthesized JSON is then planned by the real
+// terraform. The same app on CDKTF 0.21 (archived) is the compiled example with its two imports changed.
 import { generateKeyPairSync } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
-import { execa } from 'execa';
+import { delimiter, dirname, join } from 'node:path';
+import { execa, execaSync } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { constructPathsForPlan } from '../../src/cdktf/index.js';
 import { loadDesign } from '../../src/design/index.js';
@@ -16,13 +25,31 @@ import { type ConformanceRecordJson, readStackJson, type TempDir, tempDir } from
 
 const EXAMPLE_DIR = join(REPO_ROOT, 'examples', 'cdktf');
 const EXAMPLE_MAIN = join(EXAMPLE_DIR, 'dist', 'main.js');
+/** The compiled example with `cdktn` -> `cdktf` and `tfgate/cdktn` -> `tfgate/cdktf`: the CDKTF 0.21 app. */
+const CDKTF_VARIANT_DIR = join(EXAMPLE_DIR, 'dist', 'cdktf-variant');
+const CDKTF_VARIANT_MAIN = join(CDKTF_VARIANT_DIR, 'main.js');
 const PACKAGE_ENTRY = join(REPO_ROOT, 'dist', 'cdktf', 'index.js');
-/** cdktf-cli is not a dependency: TFGATE_CDKTF_CLI, or where CI's tool setup would install it. */
-const CDKTF_CLI =
-  process.env.TFGATE_CDKTF_CLI ||
-  [join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'tfgate-tools', 'cdktf-cli-0.21.0')]
-    .map((dir) => join(dir, 'node_modules', '.bin', 'cdktf'))
-    .find((bin) => existsSync(bin));
+const TOOLS_CACHE = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'tfgate-tools');
+/** The CLIs are not dependencies: TFGATE_CDKTN_CLI / TFGATE_CDKTF_CLI, or where setup-tools installs them. */
+const CDKTN_CLI = process.env.TFGATE_CDKTN_CLI || installedCli('cdktn-cli-0.24.0', 'cdktn');
+const CDKTF_CLI = process.env.TFGATE_CDKTF_CLI || installedCli('cdktf-cli-0.21.0', 'cdktf');
+/**
+ * cdktf-cli 0.21 loads node-pty, whose prebuilt binaries stop at Node 22's ABI (and node-gyp cannot build
+ * one here): run it with this Node when it is 22 or older, else with the oldest line setup-tools installs.
+ */
+const CDKTF_CLI_NODE = [process.execPath, join(REPO_ROOT, '.tools', 'node-oldest', 'bin', 'node')].find(
+  (node) => existsSync(node) && nodeMajor(node) <= 22,
+);
+
+function installedCli(dir: string, bin: string): string | undefined {
+  const path = join(TOOLS_CACHE, dir, 'node_modules', '.bin', bin);
+  return existsSync(path) ? path : undefined;
+}
+
+function nodeMajor(node: string): number {
+  if (node === process.execPath) return Number(process.versions.node.split('.')[0]);
+  return Number(execaSync(node, ['-p', 'process.versions.node']).stdout.split('.')[0]);
+}
 
 let work: TempDir;
 let bundlePath: string;
@@ -46,6 +73,7 @@ beforeAll(async () => {
     '-p',
     EXAMPLE_DIR,
   ]);
+  writeCdktfVariant();
   work = tempDir('example');
   const { privateKey, publicKey } = generateKeyPairSync('rsa', {
     modulusLength: 2048,
@@ -61,6 +89,19 @@ beforeAll(async () => {
 
 afterAll(() => work?.cleanup());
 
+/** What a CDKTF 0.21 user of the example changes: the toolkit's import and tfgate's entry point. */
+function writeCdktfVariant(): void {
+  mkdirSync(CDKTF_VARIANT_DIR, { recursive: true });
+  for (const name of readdirSync(join(EXAMPLE_DIR, 'dist')).filter((n) => n.endsWith('.js'))) {
+    const source = readFileSync(join(EXAMPLE_DIR, 'dist', name), 'utf8');
+    const variant = source
+      .replaceAll("from 'cdktn';", "from 'cdktf';")
+      .replaceAll("'tfgate/cdktn'", "'tfgate/cdktf'");
+    writeFileSync(join(CDKTF_VARIANT_DIR, name), variant);
+  }
+  expect(readFileSync(CDKTF_VARIANT_MAIN, 'utf8')).toContain("from 'cdktf'");
+}
+
 interface Run {
   exitCode: number;
   output: string;
@@ -71,11 +112,16 @@ let runCount = 0;
 
 /** Run the compiled example in a fresh project directory (or `projectDir` again, to keep cdktf.out). */
 async function synth(
-  options: { env?: Record<string, string>; context?: Record<string, unknown>; projectDir?: string } = {},
+  options: {
+    env?: Record<string, string>;
+    context?: Record<string, unknown>;
+    projectDir?: string;
+    main?: string;
+  } = {},
 ): Promise<Run> {
   const projectDir = options.projectDir ?? join(work.dir, `project-${++runCount}`);
   mkdirSync(projectDir, { recursive: true });
-  const result = await execa(process.execPath, [EXAMPLE_MAIN], {
+  const result = await execa(process.execPath, [options.main ?? EXAMPLE_MAIN], {
     cwd: projectDir,
     reject: false,
     all: true,
@@ -93,7 +139,7 @@ function record(outdir: string, stack: string): ConformanceRecordJson | undefine
   return readStackJson(outdir, stack)['//']?.tfgate?.['cdktf-example'];
 }
 
-describe('examples/cdktf synthesized with node, against a signed bundle', () => {
+describe('examples/cdktf (CDK Terrain) synthesized with node, against a signed bundle', () => {
   it('passes as committed, with the signed bundle recorded in each stack', async () => {
     const run = await synth();
     expect(run.output).toBe('');
@@ -170,6 +216,18 @@ describe('examples/cdktf synthesized with node, against a signed bundle', () => 
     const run = await synth({ env: { TFGATE_BUNDLE: '', TFGATE_PUBLIC_KEY: '' } });
     expect(run.exitCode).toBe(1);
     expect(run.output).toContain('tfgate: no approved design configured');
+  });
+});
+
+describe('the same example on CDKTF 0.21 (archived): only the imports differ', () => {
+  it('passes as committed, and is blocked by the unsanctioned queue', async () => {
+    const passing = await synth({ main: CDKTF_VARIANT_MAIN });
+    expect(passing.output).toBe('');
+    expect(passing.exitCode).toBe(0);
+    expect(record(passing.outdir, 'storage')).toMatchObject({ signed: true, mode: 'enforce' });
+    const blocked = await synth({ main: CDKTF_VARIANT_MAIN, context: { auditQueue: true } });
+    expect(blocked.exitCode).not.toBe(0);
+    expect(blocked.output).toContain('[storage/audit/queue] [tfgate] unsanctioned_creation (high)');
   });
 });
 
@@ -288,59 +346,76 @@ describe('tfgate apply --cdktf-stack on the synthesized example (built CLI, real
   }, 120_000);
 });
 
-describe.skipIf(!CDKTF_CLI)(
-  'examples/cdktf through the real `cdktf synth` (skipped when cdktf-cli 0.21 is not installed: see TFGATE_CDKTF_CLI)',
-  () => {
-    /** A project directory with the example's cdktf.json, its app pointed at the compiled example. */
-    function cliProject(): string {
-      const dir = join(work.dir, `cli-${++runCount}`);
-      mkdirSync(dir, { recursive: true });
-      const config = JSON.parse(readFileSync(join(EXAMPLE_DIR, 'cdktf.json'), 'utf8')) as Record<
-        string,
-        unknown
-      >;
-      writeFileSync(
-        join(dir, 'cdktf.json'),
-        JSON.stringify({ ...config, app: `node ${EXAMPLE_MAIN}` }, null, 2),
-      );
-      return dir;
-    }
+/** A project directory with the example's cdktf.json, its app pointed at the compiled example. */
+function cliProject(main: string): string {
+  const dir = join(work.dir, `cli-${++runCount}`);
+  mkdirSync(dir, { recursive: true });
+  const config = JSON.parse(readFileSync(join(EXAMPLE_DIR, 'cdktf.json'), 'utf8')) as Record<string, unknown>;
+  writeFileSync(join(dir, 'cdktf.json'), JSON.stringify({ ...config, app: `node ${main}` }, null, 2));
+  return dir;
+}
 
-    async function cdktfSynth(context: Record<string, unknown>, env: Record<string, string> = {}) {
-      const dir = cliProject();
-      const result = await execa(CDKTF_CLI!, ['synth'], {
-        cwd: dir,
-        reject: false,
-        all: true,
-        env: {
-          TFGATE_BUNDLE: bundlePath,
-          TFGATE_PUBLIC_KEY: publicKeyPath,
-          CDKTF_CONTEXT_JSON: JSON.stringify(context),
-          CDKTF_HOME: join(dir, '.cdktf-home'),
-          CHECKPOINT_DISABLE: '1',
-          CI: '1',
-          FORCE_COLOR: '0',
-          ...env,
-        },
-      });
-      return { exitCode: result.exitCode ?? 1, output: result.all ?? '', outdir: join(dir, 'cdktf.out') };
-    }
+/** `<cli> synth` run by `node` (which also runs the app: the CLI starts `node <main>` from PATH). */
+async function cliSynth(cli: CliRun, context: Record<string, unknown>, env: Record<string, string> = {}) {
+  const dir = cliProject(cli.main);
+  const result = await execa(cli.node, [realpathSync(cli.bin), 'synth'], {
+    cwd: dir,
+    reject: false,
+    all: true,
+    env: {
+      PATH: `${dirname(cli.node)}${delimiter}${process.env.PATH ?? ''}`,
+      TFGATE_BUNDLE: bundlePath,
+      TFGATE_PUBLIC_KEY: publicKeyPath,
+      CDKTF_CONTEXT_JSON: JSON.stringify(context),
+      CDKTF_HOME: join(dir, '.cdktf-home'),
+      CHECKPOINT_DISABLE: '1',
+      CI: '1',
+      FORCE_COLOR: '0',
+      ...env,
+    },
+  });
+  return { exitCode: result.exitCode ?? 1, output: result.all ?? '', outdir: join(dir, 'cdktf.out') };
+}
 
+interface CliRun {
+  bin: string;
+  node: string;
+  main: string;
+}
+
+const CLIS: Array<{ title: string; cli: CliRun | undefined }> = [
+  {
+    title:
+      'examples/cdktf through the real `cdktn synth` (CDK Terrain CLI 0.24; skipped when not installed: see TFGATE_CDKTN_CLI)',
+    cli: CDKTN_CLI ? { bin: CDKTN_CLI, node: process.execPath, main: EXAMPLE_MAIN } : undefined,
+  },
+  {
+    title:
+      'its CDKTF variant through the real `cdktf synth` (cdktf-cli 0.21 on Node <= 22; skipped when either is missing: see TFGATE_CDKTF_CLI)',
+    cli:
+      CDKTF_CLI && CDKTF_CLI_NODE
+        ? { bin: CDKTF_CLI, node: CDKTF_CLI_NODE, main: CDKTF_VARIANT_MAIN }
+        : undefined,
+  },
+];
+
+for (const { title, cli } of CLIS) {
+  describe.skipIf(!cli)(title, () => {
     it('passes, and fails the CLI on a finding (node.addValidation)', async () => {
-      const passing = await cdktfSynth({});
+      const passing = await cliSynth(cli!, {});
       expect(passing.output).toContain('Generated Terraform code for the stacks');
       expect(passing.exitCode).toBe(0);
       expect(record(passing.outdir, 'storage')?.signed).toBe(true);
 
-      const blocked = await cdktfSynth({ auditQueue: true });
+      const blocked = await cliSynth(cli!, { auditQueue: true });
       expect(blocked.exitCode).not.toBe(0);
       expect(blocked.output).toContain('[storage/audit/queue] [tfgate] unsanctioned_creation (high)');
     });
 
     it('prints advisory findings as CLI warnings and synthesizes', async () => {
-      const run = await cdktfSynth({ auditQueue: true }, { TFGATE_ADVISORY: 'true' });
+      const run = await cliSynth(cli!, { auditQueue: true }, { TFGATE_ADVISORY: 'true' });
       expect(run.exitCode).toBe(0);
       expect(run.output).toMatch(/WARN \[storage\/audit\/queue\]: \[tfgate\] advisory, not blocking/);
     });
-  },
-);
+  });
+}
