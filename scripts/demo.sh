@@ -14,7 +14,13 @@ say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 note() { printf '   %s\n' "$*"; }
 die() { printf 'demo: %s\n' "$*" >&2; exit 1; }
 
-# --- set-up: dependencies, build, terraform ------------------------------------------------------
+# --- set-up: Node, dependencies, build, terraform ------------------------------------------------
+# tfgate runs on the maintained Node LTS lines (22 and newer, package.json's engines); on an older machine
+# Node, use the newest line, installed from the npm registry as .ci/run does.
+if ! node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 22 ? 0 : 1)' 2>/dev/null; then
+  bash scripts/setup-tools.sh node
+  export PATH="$root/.tools/node-newest/bin:$PATH"
+fi
 if [ ! -d node_modules ]; then npm ci --no-audit --no-fund --loglevel=error; fi
 if [ ! -f dist/cli/main.js ] || [ -n "$(find src policy -newer dist/cli/main.js -print -quit)" ]; then
   npm run --silent build
