@@ -36,6 +36,8 @@ const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8'
   dependencies: Record<string, string>;
 };
 const FIXTURES = join(REPO_ROOT, 'test', 'fixtures');
+/** npm installs, builds and a service: on 2 cores shared with the rest of the suite, minutes, not seconds. */
+const SLOW = { timeout: 300_000 };
 
 interface PackResult {
   name: string;
@@ -213,7 +215,7 @@ describe('the package npm publish builds from a clean clone', () => {
   });
 });
 
-describe('npm install --global, as the examples do', () => {
+describe('npm install --global, as the examples do', SLOW, () => {
   const tfgate = (...args: string[]) =>
     run(join(globalPrefix, 'bin', 'tfgate'), args, { cwd: freshDir('user'), env: shellEnv() });
 
@@ -307,7 +309,7 @@ describe('npm install --global, as the examples do', () => {
   });
 });
 
-describe('the other ways to install', () => {
+describe('the other ways to install', SLOW, () => {
   it('npx tfgate@<version> in an empty directory', async () => {
     const result = await run('npx', ['--yes', `${manifest.name}@${manifest.version}`, '--version'], {
       cwd: freshDir('npx'),
@@ -343,7 +345,7 @@ describe('the other ways to install', () => {
   });
 });
 
-describe('a CDK Terrain project that depends on tfgate', () => {
+describe('a CDK Terrain project that depends on tfgate', SLOW, () => {
   let project: string;
 
   beforeAll(async () => {
