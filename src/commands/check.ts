@@ -1,7 +1,7 @@
 // `tfgate check`: evaluate an existing plan (no terraform run) with exactly one plan input and one route.
-import { access, constants } from 'node:fs/promises';
+import { access, constants, rm } from 'node:fs/promises';
 import { z } from 'zod';
-import { InvalidPlanError, UsageError } from '../errors/index.js';
+import { ExitCode, InvalidPlanError, UsageError } from '../errors/index.js';
 import {
   advisorySchema,
   envBoolean,
@@ -12,7 +12,9 @@ import {
   reportTargetsSchema,
 } from '../options/common.js';
 import { fileSource, type PlanSource, stdinSource } from '../plan/index.js';
+import type { ReportTarget } from '../report/index.js';
 import { advisoryWithoutDecision } from './advisory.js';
+import { readApprovedFindings, withApprovedFindings } from './approved-findings.js';
 import type { PlanEvaluator } from './evaluator.js';
 import { evaluatePlan, type PipelineOutcome } from './pipeline.js';
 
@@ -58,13 +60,29 @@ export const routeSchema = z.discriminatedUnion('kind', [
 ]);
 export type RouteOption = z.output<typeof routeSchema>;
 
-export const checkOptionsSchema = z.object({
-  plan: planInputSchema,
-  route: routeSchema,
-  minSeverity: minSeveritySchema,
-  reports: reportTargetsSchema,
-  advisory: advisorySchema,
-});
+export const checkOptionsSchema = z
+  .object({
+    plan: planInputSchema,
+    route: routeSchema,
+    minSeverity: minSeveritySchema,
+    reports: reportTargetsSchema,
+    advisory: advisorySchema,
+    /**
+     * Atlantis's custom_policy_check reads a policy result from the output of a step that exits 0: a block
+     * exits 0 with the text report on stdout, "FAIL: N failures" first. No decision still exits 4.
+     */
+    customPolicyCheck: z.boolean().default(false),
+    /** The JSON result of an earlier check whose blocking findings were approved (Atlantis's approve_policies). */
+    approvedFindings: z.string().min(1).optional(),
+  })
+  .refine(
+    (o) => !o.customPolicyCheck || o.reports.every((t) => t.path !== undefined || t.format === 'text'),
+    {
+      message:
+        '--custom-policy-check prints the text report on stdout, where Atlantis reads it: give the other --format an --output <file>',
+      path: ['reports'],
+    },
+  );
 export type CheckOptions = z.input<typeof checkOptionsSchema>;
 
 /** The flags as commander hands them over (repeatable ones as arrays). */
@@ -77,6 +95,8 @@ export interface CheckFlags extends RouteFlags {
   format?: string[];
   output?: string[];
   advisory?: boolean;
+  customPolicyCheck?: boolean;
+  approvedFindings?: string;
 }
 
 /** The route flags, shared with `tfgate plan` and `tfgate apply`. */
@@ -97,6 +117,7 @@ export const FLAG_NAMES: Record<string, string> = {
   'route.baseUrl': '--base-url',
   minSeverity: '--min-severity',
   reports: '--format/--output',
+  approvedFindings: '--approved-findings',
 };
 
 /** Flags and environment → validated options, in one place. Flags win over the environment. */
@@ -128,6 +149,8 @@ export function resolveCheckOptions(
       minSeverity: flags.minSeverity ?? nonEmpty(env.TFGATE_MIN_SEVERITY),
       reports: reportTargetsFromFlags(flags.format, flags.output),
       advisory: flags.advisory ?? envBoolean(env, 'TFGATE_ADVISORY'),
+      customPolicyCheck: flags.customPolicyCheck ?? false,
+      approvedFindings: flags.approvedFindings,
     },
     FLAG_NAMES,
   );
@@ -168,11 +191,15 @@ export interface CheckContext {
 
 export async function runCheck(input: CheckOptions, context: CheckContext): Promise<PipelineOutcome> {
   const options = checkOptionsSchema.parse(input);
+  const reports = options.customPolicyCheck ? await policyCheckReports(options.reports) : options.reports;
   let evaluator: PlanEvaluator;
   let source: PlanSource;
+  let approved: Awaited<ReturnType<typeof readApprovedFindings>> | undefined;
   try {
+    approved = options.approvedFindings ? await readApprovedFindings(options.approvedFindings) : undefined;
     // The evaluator first: a bad bundle or key is refused before any plan byte is read.
     evaluator = await openEvaluator(options.route, context);
+    if (approved) evaluator = withApprovedFindings(evaluator, approved);
     source = await planSource(options.plan, context.env).catch(async (error: unknown) => {
       await evaluator.close?.();
       throw error;
@@ -185,20 +212,38 @@ export async function runCheck(input: CheckOptions, context: CheckContext): Prom
     };
   }
   try {
-    return await evaluatePlan({
+    const outcome = await evaluatePlan({
       source,
       evaluator,
       minSeverity: options.minSeverity,
-      reports: options.reports,
+      reports,
       advisory: options.advisory,
       stdout: context.stdout,
       stderr: context.stderr,
       color: context.color,
       env: context.env,
+      ...(approved ? { approvals: approved.approvals } : {}),
     });
+    // The block is in the output ("FAIL: N failures"); a non-zero exit would make Atlantis discard it.
+    if (options.customPolicyCheck && outcome.exitCode === ExitCode.blocked) {
+      return { ...outcome, exitCode: ExitCode.ok };
+    }
+    return outcome;
   } finally {
     await evaluator.close?.();
   }
+}
+
+/**
+ * --custom-policy-check: the text report always goes to stdout, and the report files are removed first, so
+ * a check that reaches no decision never leaves an earlier result behind for a later step to read.
+ */
+async function policyCheckReports(reports: readonly ReportTarget[]): Promise<readonly ReportTarget[]> {
+  for (const target of reports) {
+    // A file that cannot be removed cannot be written either: that write reports the error.
+    if (target.path !== undefined) await rm(target.path, { force: true }).catch(() => undefined);
+  }
+  return reports.some((t) => t.path === undefined) ? reports : [{ format: 'text' }, ...reports];
 }
 
 /** A plan that cannot be read leaves nothing to decide on: exit 4, naming the file. */

@@ -1,6 +1,6 @@
 // The decision pipeline, top to bottom: read and evaluate the plan → render the reports → decide → exit code.
 import { ExitCode, isTfgateError, NoDecisionError } from '../errors/index.js';
-import type { EvaluationResult, Severity } from '../model/index.js';
+import type { Acknowledgement, EvaluationResult, Severity } from '../model/index.js';
 import type { PlanSource } from '../plan/index.js';
 import { emitReports, type ReportTarget } from '../report/index.js';
 import { advisoryWithoutDecision } from './advisory.js';
@@ -23,6 +23,8 @@ export interface PipelineOptions {
   env?: NodeJS.ProcessEnv;
   /** Plan address -> construct path (`--cdktf-stack`), shown beside the findings' addresses. */
   constructPaths?: (addresses: Iterable<string>) => ReadonlyMap<string, string>;
+  /** Finding id -> the approval that let it through (`check --approved-findings`), shown as acknowledged. */
+  approvals?: ReadonlyMap<string, Acknowledgement>;
 }
 
 export interface PipelineOutcome {
@@ -46,6 +48,7 @@ export async function evaluatePlan(options: PipelineOptions): Promise<PipelineOu
       result,
       advisory: options.advisory,
       ...(constructPaths && constructPaths.size > 0 ? { constructPaths } : {}),
+      ...(options.approvals && options.approvals.size > 0 ? { approvals: options.approvals } : {}),
     },
     options.reports,
     options,

@@ -15,6 +15,17 @@ export function renderJson(subject: ReportSubject): string {
       ...(subject.constructPaths?.size
         ? { construct_paths: Object.fromEntries(subject.constructPaths) }
         : {}),
+      // Only with --approved-findings: the findings an earlier approval lets through, by id.
+      ...(subject.approvals?.size
+        ? {
+            approved_findings: Object.fromEntries(
+              r.findings.flatMap((f) => {
+                const approval = subject.approvals?.get(f.id);
+                return approval ? [[f.id, approval]] : [];
+              }),
+            ),
+          }
+        : {}),
       ...note,
     };
     return `${JSON.stringify(body, null, 2)}\n`;

@@ -1,4 +1,4 @@
-import type { EvaluationResult, GateResult } from '../model/index.js';
+import type { Acknowledgement, EvaluationResult, GateResult } from '../model/index.js';
 
 /** What a report is about: a plan evaluation, or a gate decision. */
 export type ReportSubject =
@@ -7,6 +7,8 @@ export type ReportSubject =
       result: EvaluationResult;
       /** Plan address -> construct path (CDKTF), shown beside addresses when present. */
       constructPaths?: ReadonlyMap<string, string>;
+      /** Finding id -> the approval that lets it through (`check --approved-findings`): never blocks. */
+      approvals?: ReadonlyMap<string, Acknowledgement>;
       /** True when the user asked for advisory mode: a block is reported but does not stop anything. */
       advisory?: boolean;
       /** Set when the service decided (by status) but sent no details tfgate could read: says why. */

@@ -64,19 +64,23 @@ function baseView(subject: ReportSubject): ReportView {
     decision === 'pass' ? 'pass' : advisory ? 'advisory' : 'fail';
   if (subject.kind === 'evaluation') {
     const r = subject.result;
-    const rows: FindingRow[] = r.findings.map((f) => ({
-      id: f.id,
-      rule: f.rule,
-      severity: f.severity,
-      address: f.address,
-      kind: f.kind,
-      type: f.type,
-      why: f.message,
-      blocking: severityAtLeast(f.severity, r.min_severity),
-      ...(subject.constructPaths?.get(f.address)
-        ? { constructPath: subject.constructPaths.get(f.address) }
-        : {}),
-    }));
+    const rows: FindingRow[] = r.findings.map((f) => {
+      const approval = subject.approvals?.get(f.id);
+      return {
+        id: f.id,
+        rule: f.rule,
+        severity: f.severity,
+        address: f.address,
+        kind: f.kind,
+        type: f.type,
+        why: f.message,
+        blocking: !approval && severityAtLeast(f.severity, r.min_severity),
+        ...(approval ? { status: 'acknowledged' as const, acknowledgement: approval } : {}),
+        ...(subject.constructPaths?.get(f.address)
+          ? { constructPath: subject.constructPaths.get(f.address) }
+          : {}),
+      };
+    });
     const failures = rows.filter((row) => row.blocking).length;
     return {
       subjectKind: 'evaluation',

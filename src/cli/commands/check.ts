@@ -25,6 +25,15 @@ export function registerCheck(program: Command): void {
   addMinSeverityOption(check);
   addReportOptions(check);
   addAdvisoryOption(check, 'exit 0', 'usage errors (1) and terraform failures (2)');
+  check
+    .option(
+      '--custom-policy-check',
+      'for Atlantis\'s custom_policy_check: a block exits 0 with the text report on stdout, starting "FAIL: N failures" (a policy failure on the pull request, which a policy owner can approve); no decision still exits 4',
+    )
+    .option(
+      '--approved-findings <result.json>',
+      "the JSON result (--format json) of an earlier check whose block the pipeline's policy owners approved (Atlantis: $POLICYCHECKFILE after approve_policies): its blocking findings no longer block, any other finding still does",
+    );
   check.action(async (flags: CheckFlags, command: Command) => {
     const options = resolveCheckOptions(flags, process.env);
     const outcome = await runCheck(options, {

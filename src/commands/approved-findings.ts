@@ -1,0 +1,104 @@
+// Findings a pipeline's own policy approval let through (Atlantis's `approve_policies`): the blocking
+// findings of the JSON result the policy check wrote, matched by id (package, rule and address), so that an
+// apply after the approval is not blocked again by them while anything new still blocks.
+import { open } from 'node:fs/promises';
+import { NoDecisionError, UsageError } from '../errors/index.js';
+import { type Acknowledgement, decide, severityAtLeast } from '../model/index.js';
+import { evaluationResultSchema } from '../schemas/contract.js';
+import type { PlanEvaluator } from './evaluator.js';
+
+/** A policy check's result is small (findings, counts); anything larger is refused unread. */
+export const MAX_APPROVED_RESULT_BYTES = 64 * 1024 * 1024;
+
+export interface ApprovedFindings {
+  packageId: string;
+  /** Finding id -> how it was approved, shown as an acknowledgement in the reports. */
+  approvals: ReadonlyMap<string, Acknowledgement>;
+}
+
+const HINT =
+  'the policy check step writes it with --format json --output "$POLICYCHECKFILE" (see examples/atlantis)';
+
+/** Read the approved result: its blocking findings, when it blocked; nothing when it passed. */
+export async function readApprovedFindings(path: string): Promise<ApprovedFindings> {
+  let text: string;
+  let writtenAt: Date;
+  try {
+    const file = await open(path, 'r');
+    try {
+      const info = await file.stat();
+      if (info.size > MAX_APPROVED_RESULT_BYTES) {
+        throw new Error(`it is ${info.size} bytes, more than a policy check result (at most 64 MiB)`);
+      }
+      writtenAt = info.mtime;
+      text = await file.readFile('utf8');
+    } finally {
+      await file.close();
+    }
+  } catch (error) {
+    throw new NoDecisionError(
+      'approved_findings_unreadable',
+      `cannot read the approved policy check result ${path}: ${(error as Error).message}`,
+      { hint: HINT, cause: error },
+    );
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new NoDecisionError(
+      'approved_findings_invalid',
+      `the approved policy check result ${path} is not JSON: ${(error as Error).message}`,
+      { hint: HINT, cause: error },
+    );
+  }
+  const parsed = evaluationResultSchema.safeParse(json);
+  if (!parsed.success) {
+    const where = parsed.error.issues[0]?.path.join('.') || 'the top level';
+    throw new NoDecisionError(
+      'approved_findings_invalid',
+      `the approved policy check result ${path} is not tfgate's JSON evaluation result (${where} is missing or wrong)`,
+      { hint: HINT },
+    );
+  }
+  const result = parsed.data;
+  const approval: Acknowledgement = {
+    by: 'a policy owner',
+    account: 'atlantis approve_policies',
+    at: writtenAt.toISOString(),
+    reason: `blocked in the policy check recorded in ${path}, approved before apply`,
+  };
+  const approvals = new Map<string, Acknowledgement>();
+  if (result.decision === 'block') {
+    for (const finding of result.findings) {
+      if (severityAtLeast(finding.severity, result.min_severity)) approvals.set(finding.id, approval);
+    }
+  }
+  return { packageId: result.package_id, approvals };
+}
+
+/**
+ * Decide with the approved findings let through: a block stands while any blocking finding is not
+ * approved, and a block the service gave without showing a blocking finding stands too (fail closed).
+ */
+export function withApprovedFindings(evaluator: PlanEvaluator, approved: ApprovedFindings): PlanEvaluator {
+  return {
+    description: evaluator.description,
+    async evaluate(source, minSeverity) {
+      const result = await evaluator.evaluate(source, minSeverity);
+      if (result.package_id !== approved.packageId) {
+        throw new UsageError(
+          'approved_findings_package_mismatch',
+          `the approved policy check result is for package ${approved.packageId}, this plan was evaluated for ${result.package_id}`,
+          { hint: 'pass the result the policy check step wrote for this project' },
+        );
+      }
+      if (result.decision === 'pass') return result;
+      const blocking = result.findings.filter((f) => severityAtLeast(f.severity, result.min_severity));
+      if (blocking.length === 0) return result;
+      const open = blocking.filter((f) => !approved.approvals.has(f.id));
+      return { ...result, decision: decide(open, result.min_severity) };
+    },
+    ...(evaluator.close ? { close: () => evaluator.close!() } : {}),
+  };
+}
