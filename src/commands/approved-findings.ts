@@ -2,6 +2,7 @@
 // findings of the JSON result the policy check wrote, matched by id (package, rule and address), so that an
 // apply after the approval is not blocked again by them while anything new still blocks.
 import { open } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { NoDecisionError, UsageError } from '../errors/index.js';
 import { type Acknowledgement, decide, severityAtLeast } from '../model/index.js';
 import { evaluationResultSchema } from '../schemas/contract.js';
@@ -66,7 +67,7 @@ export async function readApprovedFindings(path: string): Promise<ApprovedFindin
     by: 'a policy owner',
     account: 'atlantis approve_policies',
     at: writtenAt.toISOString(),
-    reason: `blocked in the policy check recorded in ${path}, approved before apply`,
+    reason: `blocked in the policy check recorded in ${basename(path)}, approved before apply`,
   };
   const approvals = new Map<string, Acknowledgement>();
   if (result.decision === 'block') {

@@ -1,6 +1,7 @@
-// examples/terraform, examples/atlantis and examples/spacelift, run as written: the README's commands, and
-// every Atlantis and Spacelift step with the variables those systems set, against real terraform and the
-// real service on loopback. tfgate is the built CLI, on PATH as `tfgate`.
+// examples/terraform and examples/spacelift, run as written: the README's commands, and every Spacelift
+// command and hook with the variables Spacelift sets, against real terraform and the real service on
+// loopback. tfgate is the built CLI, on PATH as `tfgate`. examples/atlantis runs through Atlantis's own code
+// instead: test/examples/atlantis.test.ts.
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -85,113 +86,6 @@ describe('examples/terraform README', () => {
     }
     expect(ws.stateAddresses()).toEqual(['terraform_data.ledger[0]', 'terraform_data.queue']);
     expect(JSON.stringify(ws.readState())).toContain('"v2"');
-  });
-});
-
-interface AtlantisStep {
-  run?: string;
-  env?: { name: string; value: string };
-}
-type Step = string | AtlantisStep;
-interface ReposYaml {
-  repos: Array<{ id: string; workflow: string; policy_check?: boolean; custom_policy_check?: boolean }>;
-  workflows: Record<string, Record<'plan' | 'apply' | 'policy_check', { steps: Step[] }>>;
-}
-
-describe('examples/atlantis', () => {
-  const repos = parseYaml(readFileSync(join(EXAMPLES, 'atlantis', 'repos.yaml'), 'utf8')) as ReposYaml;
-  const atlantis = parseYaml(readFileSync(join(EXAMPLES, 'atlantis', 'atlantis.yaml'), 'utf8')) as {
-    version: number;
-    projects: Array<{ name: string; dir: string; workflow: string }>;
-  };
-  const project = atlantis.projects[0]!;
-  const workflow = repos.workflows[project.workflow]!;
-
-  /** Run one stage's steps as Atlantis does; the first failing step ends the stage. */
-  async function stage(name: 'plan' | 'apply' | 'policy_check', ws: TerraformWorkspace): Promise<Shell> {
-    const env: NodeJS.ProcessEnv = {
-      ...ws.env,
-      PLANFILE: join(ws.dir, 'default.tfplan'),
-      SHOWFILE: join(ws.dir, 'default.json'),
-      PROJECT_NAME: project.name,
-      WORKSPACE: 'default',
-      DIR: ws.dir,
-      TFGATE_BASE_URL: svc.baseUrl,
-      TFGATE_API_KEY: svc.apiKey,
-    };
-    let last: Shell = { exitCode: 0, stdout: '', all: '' };
-    for (const step of workflow[name].steps) {
-      if (typeof step === 'string') {
-        const builtin: Record<string, string> = {
-          init: 'terraform init -input=false -no-color',
-          show: 'terraform show -json "$PLANFILE" > "$SHOWFILE"',
-        };
-        expect(builtin[step], `the workflow replaces Atlantis's built-in ${step}`).toBeDefined();
-        last = await sh(builtin[step]!, ws.dir, env);
-      } else if (step.env) {
-        env[step.env.name] = step.env.value;
-        continue;
-      } else {
-        last = await sh(step.run!, ws.dir, env);
-      }
-      if (last.exitCode !== 0) return last;
-    }
-    return last;
-  }
-
-  it('enables custom_policy_check with tfgate in policy_check, and replaces plan and apply with tfgate', () => {
-    expect(repos.repos[0]).toMatchObject({
-      policy_check: true,
-      custom_policy_check: true,
-      workflow: 'tfgate',
-    });
-    expect(workflow.policy_check.steps).toContainEqual({
-      run: expect.stringContaining('tfgate check') as unknown as string,
-    });
-    expect(JSON.stringify(workflow.policy_check.steps)).toContain('$SHOWFILE');
-    expect(JSON.stringify(workflow.plan.steps)).toContain('tfgate plan');
-    expect(JSON.stringify(workflow.apply.steps)).toContain('tfgate apply');
-    expect(workflow.plan.steps).not.toContain('plan');
-    expect(workflow.apply.steps).not.toContain('apply');
-  });
-
-  it('plan → policy_check → apply: a passing plan is applied; the policy check reads PASS', async () => {
-    await createApprovedPackage(svc, designText('design.yaml'));
-    const ws = workspace(TERRAFORM_EXAMPLE);
-    const plan = await stage('plan', ws);
-    expect(plan.exitCode, plan.all).toBe(0);
-    expect(existsSync(join(ws.dir, 'default.tfplan'))).toBe(true);
-    const policy = await stage('policy_check', ws);
-    expect(policy.exitCode, policy.all).toBe(0);
-    expect(policy.stdout.trim()).not.toBe('');
-    expect(policy.stdout).toMatch(/^PASS/);
-    expect(policy.stdout.toLowerCase()).not.toContain('fail');
-    const apply = await stage('apply', ws);
-    expect(apply.exitCode, apply.all).toBe(0);
-    expect(ws.stateAddresses()).toEqual(['terraform_data.ledger[0]', 'terraform_data.queue']);
-  });
-
-  it('the design tightens after the plan: the policy check FAILs with "N failures", apply is blocked', async () => {
-    await createApprovedPackage(svc, designText('design.yaml'));
-    const ws = workspace(TERRAFORM_EXAMPLE);
-    expect((await stage('plan', ws)).exitCode).toBe(0);
-    await createApprovedPackage(svc, designText('design-strict.yaml'));
-    const policy = await stage('policy_check', ws);
-    expect(policy.exitCode).toBe(3);
-    expect(policy.stdout).toMatch(/^FAIL/);
-    expect(policy.stdout).toMatch(/\b2 failures\b/);
-    const apply = await stage('apply', ws);
-    expect(apply.exitCode).toBe(3);
-    expect(ws.stateAddresses()).toEqual([]);
-  });
-
-  it('a plan the design blocks is not kept: nothing for Atlantis to apply', async () => {
-    await createApprovedPackage(svc, designText('design-strict.yaml'));
-    const ws = workspace(TERRAFORM_EXAMPLE);
-    const plan = await stage('plan', ws);
-    expect(plan.exitCode).toBe(3);
-    expect(plan.stdout).toMatch(/unsanctioned_creation/);
-    expect(existsSync(join(ws.dir, 'default.tfplan'))).toBe(false);
   });
 });
 
