@@ -1,7 +1,7 @@
 // examples/atlantis through Atlantis's own code: `go test` in test/atlantis, a Go harness pinned to an
 // Atlantis release (its go.mod), that parses and validates repos.yaml and atlantis.yaml with Atlantis's parser
 // and runs each pull request stage through Atlantis's project command runner, against the real service on
-// loopback, real terraform, and the built tfgate on PATH. scripts/setup-tools.sh (atlantis) fetches the
+// loopback, real terraform, and the built tfgate on PATH. scripts/setup-tools.sh (go-harnesses) fetches the
 // modules and warms Go's build cache (~/.cache/go-build), so this costs seconds after the first build.
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
