@@ -1,12 +1,15 @@
-// examples/github-actions and examples/gitlab-ci: parse each pipeline file, and run its actual gate command
-// lines (the curl ones with the real curl, the tfgate ones with the built CLI) against the real service on
-// loopback. Blocked -> the step fails; acknowledged or advisory -> the step passes.
+// examples/github-actions and examples/gitlab-ci against the real service on loopback. GitHub workflows: each
+// step's `run` in bash, as the runner does (GitHub itself cannot run here). GitLab: the whole pipeline file run
+// by gitlab-ci-local (pinned, installed by scripts/setup-tools.sh), which validates it against GitLab's CI
+// schema, selects jobs by their rules, and runs before_script and script with the shell executor; the curl
+// jobs with the real curl, the tfgate jobs with the built CLI. Blocked -> the job fails; acknowledged or
+// advisory -> it passes.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
-import { execa } from 'execa';
+import { homedir, tmpdir } from 'node:os';
+import { basename, delimiter, join } from 'node:path';
+import { execa, execaSync } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { acknowledge, driftedPackage, openFindings } from '../commands/gate-fixtures.js';
 import { buildCli, CLI_MAIN, REPO_ROOT } from '../helpers/cli.js';
 import { createAccountKey, startService, type TestService } from '../helpers/service.js';
@@ -22,10 +25,6 @@ interface Workflow {
   env?: Record<string, string>;
   jobs: Record<string, { env?: Record<string, string>; steps: Step[] }>;
 }
-interface GitlabPipeline {
-  variables?: Record<string, string>;
-  [job: string]: unknown;
-}
 
 let svc: TestService;
 /** A key with compliance:read only, in the account that owns the package: what CI holds. */
@@ -33,6 +32,8 @@ let ciKey = '';
 /** The platform team's key (read and write): creates the package and acknowledges findings. */
 let ownerKey = '';
 let binDir = '';
+/** A directory holding the npm double (see beforeAll). */
+let npmDouble = '';
 
 beforeAll(async () => {
   await buildCli();
@@ -41,6 +42,10 @@ beforeAll(async () => {
   writeFileSync(join(binDir, 'tfgate'), `#!/bin/sh\nexec "${process.execPath}" "${CLI_MAIN}" "$@"\n`, {
     mode: 0o755,
   });
+  // A double of npm for the GitLab job's `npm install --global tfgate`: tfgate is not on the registry yet, and a
+  // test never installs an unknown package; the built CLI is already on PATH (binDir).
+  npmDouble = mkdtempSync(join(tmpdir(), 'npm-double-'));
+  writeFileSync(join(npmDouble, 'npm'), '#!/bin/sh\necho "npm double: $*"\n', { mode: 0o755 });
   svc = await startService();
   const owner = await createAccountKey(
     svc,
@@ -97,15 +102,62 @@ function githubStep(file: string, stepName: string, vars: Record<string, string>
   return { script: step.run, env: { ...env, GITHUB_ACTIONS: 'true' }, step, workflow };
 }
 
-function gitlabJob(jobName: string, vars: Record<string, string> = {}) {
-  const pipeline = parse(
-    readFileSync(join(EXAMPLES, 'gitlab-ci', '.gitlab-ci.yml'), 'utf8'),
-  ) as GitlabPipeline;
-  const job = pipeline[jobName] as { script: string[] } | undefined;
-  if (!job?.script) throw new Error(`.gitlab-ci.yml: no job ${jobName}`);
-  // CI/CD variables (the URL and the key) come from the project settings, never the file.
-  const env = { ...(pipeline.variables ?? {}), TFGATE_BASE_URL: svc.baseUrl, TFGATE_API_KEY: ciKey, ...vars };
-  return { script: job.script.join('\n'), env, pipeline };
+/** Where scripts/setup-tools.sh installs it (same default version). */
+const GITLAB_CI_LOCAL = join(
+  homedir(),
+  '.cache',
+  'tfgate-tools',
+  `gitlab-ci-local-${process.env.TFGATE_GITLAB_CI_LOCAL_VERSION ?? '4.75.1'}`,
+  'node_modules',
+);
+
+/** A clone of the project: .gitlab-ci.yml committed, with a remote (gitlab-ci-local reads it for CI_PROJECT_*). */
+function gitlabProject(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'tfgate-glci-'));
+  writeFileSync(join(dir, '.gitlab-ci.yml'), readFileSync(join(EXAMPLES, 'gitlab-ci', '.gitlab-ci.yml')));
+  const git = (...args: string[]) =>
+    execaSync('git', ['-c', 'user.name=Dev', '-c', 'user.email=dev@example.com', ...args], { cwd: dir });
+  git('init', '-q', '-b', 'main');
+  git('add', '.gitlab-ci.yml');
+  git('commit', '-q', '-m', 'release pipeline');
+  git('remote', 'add', 'origin', 'https://gitlab.example.com/acme/payments.git');
+  return dir;
+}
+
+/**
+ * Run jobs of the pipeline with gitlab-ci-local on a tag push. The project's CI/CD variables (the URL and the key)
+ * come from a variables file, as from the project settings, never from .gitlab-ci.yml.
+ */
+async function gitlabJobs(project: string, jobs: string[], variables: Record<string, string> = {}) {
+  const variablesFile = join(project, '..', `${basename(project)}-variables.yml`);
+  const all = { CI_COMMIT_TAG: 'v1.4.0', TFGATE_BASE_URL: svc.baseUrl, TFGATE_API_KEY: ciKey, ...variables };
+  writeFileSync(variablesFile, stringify(all));
+  const clean = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith('TFGATE_') && k !== 'GITHUB_ACTIONS'),
+  );
+  const result = await execa(
+    join(GITLAB_CI_LOCAL, '.bin', 'node'),
+    [
+      join(GITLAB_CI_LOCAL, 'gitlab-ci-local', 'dist', 'index.js'),
+      '--force-shell-executor',
+      '--artifacts-to-source',
+      '--variables-file',
+      variablesFile,
+      ...jobs,
+    ],
+    {
+      cwd: project,
+      env: {
+        ...clean,
+        NO_COLOR: '1',
+        PATH: `${npmDouble}${delimiter}${binDir}${delimiter}${process.env.PATH ?? ''}`,
+      },
+      extendEnv: false,
+      reject: false,
+      all: true,
+    },
+  );
+  return { exitCode: result.exitCode ?? -1, log: String(result.all) };
 }
 
 describe('the examples keep the key in the secret store', () => {
@@ -153,18 +205,38 @@ describe('examples/github-actions against the real service', () => {
   });
 });
 
-describe('examples/gitlab-ci against the real service', () => {
-  it('curl and tfgate jobs fail while drift is open', async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'tfgate-glci-'));
-    const curl = gitlabJob('gate:curl');
-    expect((await runScript(curl.script, curl.env, cwd)).exitCode).not.toBe(0);
-    expect((await runScript(gitlabJob('gate:curl:advisory').script, curl.env, cwd)).exitCode).toBe(0);
-    const tfgate = gitlabJob('gate:tfgate');
-    const blocked = await runScript(tfgate.script, tfgate.env, cwd);
-    expect(blocked.exitCode).toBe(3);
-    expect(readFileSync(join(cwd, 'tfgate-gate.xml'), 'utf8')).toContain('<failure');
-    const advisory = gitlabJob('gate:tfgate', { TFGATE_ADVISORY: 'true' });
-    expect((await runScript(advisory.script, advisory.env, cwd)).exitCode).toBe(0);
+describe('examples/gitlab-ci with gitlab-ci-local against the real service', () => {
+  it('the gate jobs run on tags only', async () => {
+    const project = gitlabProject();
+    const listed = await execa(
+      join(GITLAB_CI_LOCAL, '.bin', 'node'),
+      [join(GITLAB_CI_LOCAL, 'gitlab-ci-local', 'dist', 'index.js'), '--list-json'],
+      { cwd: project, reject: false },
+    );
+    expect(listed.exitCode, listed.stderr).toBe(0);
+    const jobs = JSON.parse(listed.stdout.slice(listed.stdout.indexOf('['))) as Array<{
+      name: string;
+      when: string;
+    }>;
+    // A branch push: every job's rule is `if: $CI_COMMIT_TAG`, so none runs.
+    expect(jobs.map((j) => j.name)).toEqual(['gate:curl', 'gate:curl:advisory', 'gate:tfgate', 'release']);
+    expect(jobs.filter((j) => j.when !== 'never').map((j) => j.name)).toEqual([]);
+  });
+
+  it('curl and tfgate jobs fail while drift is open; the advisory ones pass', async () => {
+    const project = gitlabProject();
+    const curl = await gitlabJobs(project, ['gate:curl']);
+    expect(curl.exitCode, curl.log).not.toBe(0);
+    expect(curl.log).toMatch(/gate:curl finished in .* FAIL 22/);
+    const curlAdvisory = await gitlabJobs(project, ['gate:curl:advisory']);
+    expect(curlAdvisory.exitCode, curlAdvisory.log).toBe(0);
+    const blocked = await gitlabJobs(project, ['gate:tfgate']);
+    expect(blocked.exitCode).not.toBe(0);
+    expect(blocked.log).toMatch(/gate:tfgate finished in .* FAIL 3/);
+    expect(blocked.log).toContain('npm double: install --global tfgate');
+    expect(readFileSync(join(project, 'tfgate-gate.xml'), 'utf8')).toContain('<failure');
+    const advisory = await gitlabJobs(project, ['gate:tfgate'], { TFGATE_ADVISORY: 'true' });
+    expect(advisory.exitCode, advisory.log).toBe(0);
   });
 });
 
@@ -178,12 +250,12 @@ describe('after every finding is acknowledged', () => {
     for (const { script, env } of [
       githubStep('release-gate-curl.yml', 'Conformance gate'),
       githubStep('release-gate-tfgate.yml', 'Conformance gate'),
-      gitlabJob('gate:curl'),
-      gitlabJob('gate:tfgate'),
     ]) {
       const result = await runScript(script, env, cwd);
       expect(result.exitCode, `${script}\n${result.stdout}\n${result.stderr}`).toBe(0);
     }
+    const gitlab = await gitlabJobs(gitlabProject(), ['gate:curl', 'gate:tfgate']);
+    expect(gitlab.exitCode, gitlab.log).toBe(0);
     const tfgate = githubStep('release-gate-tfgate.yml', 'Conformance gate');
     expect((await runScript(tfgate.script, tfgate.env, cwd)).stdout).toMatch(
       /^PASS: 0 blocking drift findings \(2 acknowledged\)/,
