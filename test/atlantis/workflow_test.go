@@ -42,27 +42,37 @@ func mustContain(t *testing.T, what string, text string, parts ...string) {
 
 var bothResources = []string{"terraform_data.ledger[0]", "terraform_data.queue"}
 
+// mustSucceed fails the test when a stage errored or failed.
+func mustSucceed(t *testing.T, what string, s stage) {
+	t.Helper()
+	if s.result.Error != nil || s.result.Failure != "" {
+		t.Fatalf("%s: error %v, failure %q", what, s.result.Error, s.result.Failure)
+	}
+}
+
+// mustHaveApplied compares what terraform applied in Atlantis's checkout with want (nil: nothing).
+func mustHaveApplied(t *testing.T, pr *pullRequest, want []string) {
+	t.Helper()
+	if got := pr.appliedAddresses(); !slices.Equal(got, want) {
+		t.Fatalf("applied %v, want %v", got, want)
+	}
+}
+
 func TestPassingPlanPassesThePolicyCheckAndIsApplied(t *testing.T) {
 	approveDesign(t, "design.yaml")
 	s := newServer(t)
 	pr := s.openPullRequest(nil)
 	_, check := pr.autoplan()
-	if check.result.Error != nil || check.result.Failure != "" {
-		t.Fatalf("policy check: error %v, failure %q", check.result.Error, check.result.Failure)
-	}
+	mustSucceed(t, "policy check", check)
 	sets := check.result.PolicyCheckResults.PolicySetResults
 	if len(sets) != 1 || sets[0].PolicySetName != "tfgate-approved-design" || !sets[0].Passed {
 		t.Fatalf("policy set results %+v: want tfgate-approved-design passed", sets)
 	}
 	mustContain(t, "the policy check comment", check.comment, "PASS: 0 blocking findings", "tfgate-approved-design")
 	apply := pr.comment(prAuthor, commandOffered(t, check.comment, applyComment))
-	if apply.result.Error != nil || apply.result.Failure != "" {
-		t.Fatalf("apply: error %v, failure %q", apply.result.Error, apply.result.Failure)
-	}
+	mustSucceed(t, "apply", apply)
 	mustContain(t, "the apply comment", apply.comment, "PASS: 0 blocking findings", "Apply complete!")
-	if got := pr.appliedAddresses(); !slices.Equal(got, bothResources) {
-		t.Fatalf("applied %v, want %v", got, bothResources)
-	}
+	mustHaveApplied(t, pr, bothResources)
 }
 
 func TestBlockIsAPolicyFailureWithTheFindingsThatAPolicyOwnerCanApprove(t *testing.T) {
@@ -89,9 +99,7 @@ func TestBlockIsAPolicyFailureWithTheFindingsThatAPolicyOwnerCanApprove(t *testi
 	if !strings.Contains(refused.result.Failure, "All policies must pass") {
 		t.Fatalf("apply before approval: error %v, failure %q", refused.result.Error, refused.result.Failure)
 	}
-	if got := pr.appliedAddresses(); len(got) != 0 {
-		t.Fatalf("applied %v before the approval", got)
-	}
+	mustHaveApplied(t, pr, nil)
 
 	approve := commandOffered(t, check.comment, approveComment)
 	byAuthor := pr.comment(prAuthor, approve)
@@ -99,20 +107,14 @@ func TestBlockIsAPolicyFailureWithTheFindingsThatAPolicyOwnerCanApprove(t *testi
 		t.Fatalf("the pull request's author approved their own block: error %v", byAuthor.result.Error)
 	}
 	byOwner := pr.comment(policyOwner, approve)
-	if byOwner.result.Error != nil || byOwner.result.Failure != "" {
-		t.Fatalf("approval by the policy owner: error %v, failure %q", byOwner.result.Error, byOwner.result.Failure)
-	}
+	mustSucceed(t, "approval by the policy owner", byOwner)
 
 	// The approved findings do not block again at apply: tfgate shows them as acknowledged.
 	apply := pr.comment(prAuthor, applyCmd)
-	if apply.result.Error != nil || apply.result.Failure != "" {
-		t.Fatalf("apply after approval: error %v, failure %q", apply.result.Error, apply.result.Failure)
-	}
+	mustSucceed(t, "apply after approval", apply)
 	mustContain(t, "the apply comment", apply.comment, "PASS: 0 blocking findings (2 acknowledged)",
 		"atlantis approve_policies", "Apply complete!")
-	if got := pr.appliedAddresses(); !slices.Equal(got, bothResources) {
-		t.Fatalf("applied %v, want %v", got, bothResources)
-	}
+	mustHaveApplied(t, pr, bothResources)
 }
 
 func TestDesignTightenedAfterThePolicyCheckStopsTheApply(t *testing.T) {
@@ -120,18 +122,14 @@ func TestDesignTightenedAfterThePolicyCheckStopsTheApply(t *testing.T) {
 	s := newServer(t)
 	pr := s.openPullRequest(nil)
 	_, check := pr.autoplan()
-	if check.result.Failure != "" || check.result.Error != nil {
-		t.Fatalf("policy check: error %v, failure %q", check.result.Error, check.result.Failure)
-	}
+	mustSucceed(t, "policy check", check)
 	approveDesign(t, "design-strict.yaml")
 	apply := pr.comment(prAuthor, commandOffered(t, check.comment, applyComment))
 	if apply.result.Error == nil {
 		t.Fatalf("apply went ahead on a plan the current design blocks:\n%s", apply.comment)
 	}
 	mustContain(t, "the apply error", apply.result.Error.Error(), "exit status 3", "FAIL: 2 failures")
-	if got := pr.appliedAddresses(); len(got) != 0 {
-		t.Fatalf("applied %v", got)
-	}
+	mustHaveApplied(t, pr, nil)
 }
 
 // closedPort is a loopback URL nothing listens on: the service is down.
@@ -161,9 +159,7 @@ func expectNoDecision(t *testing.T, pr *pullRequest, check stage, tfgateSays str
 		t.Fatalf("Atlantis applied after a policy check with no decision:\n%s", apply.comment)
 	}
 	t.Logf("apply refused: error %v, failure %q", apply.result.Error, apply.result.Failure)
-	if got := pr.appliedAddresses(); len(got) != 0 {
-		t.Fatalf("applied %v", got)
-	}
+	mustHaveApplied(t, pr, nil)
 }
 
 func TestServiceDownIsAnErrorThatStopsTheApply(t *testing.T) {
@@ -269,16 +265,10 @@ func TestOfflineBundleDecidesWithTheServiceDown(t *testing.T) {
 		t.Fatalf("the offline policy check did not decide: %v", check.result.Error)
 	}
 	mustContain(t, "the policy check comment", check.comment, "FAIL: 2 failures", "terraform_data.queue")
-	if approval := pr.comment(policyOwner, commandOffered(t, check.comment, approveComment)); approval.result.Error != nil {
-		t.Fatal(approval.result.Error)
-	}
+	mustSucceed(t, "approval by the policy owner", pr.comment(policyOwner, commandOffered(t, check.comment, approveComment)))
 	apply := pr.comment(prAuthor, "atlantis apply -p "+packageID)
-	if apply.result.Error != nil || apply.result.Failure != "" {
-		t.Fatalf("apply after approval: error %v, failure %q", apply.result.Error, apply.result.Failure)
-	}
-	if got := pr.appliedAddresses(); !slices.Equal(got, bothResources) {
-		t.Fatalf("applied %v, want %v", got, bothResources)
-	}
+	mustSucceed(t, "apply after approval", apply)
+	mustHaveApplied(t, pr, bothResources)
 }
 
 func TestTamperedBundleIsAnErrorThatStopsTheApply(t *testing.T) {

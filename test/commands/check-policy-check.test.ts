@@ -1,15 +1,16 @@
 // `tfgate check --custom-policy-check` (Atlantis's custom_policy_check reads the output of a step that exits
 // 0) and `--approved-findings` (the findings a policy owner approved no longer block), through the built CLI
 // on a signed bundle. test/atlantis runs the same flags through Atlantis's own code.
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scenario } from '../fixtures/corpus.js';
-import { buildCli, runCli } from '../helpers/cli.js';
-import { generateTestKeys, rewriteBundle } from '../policy/bundle-fixtures.js';
+import { runCli } from '../helpers/cli.js';
+import { rewriteBundle } from '../policy/bundle-fixtures.js';
+import { type ScenarioBundle, scenarioBundle } from './check-fixtures.js';
 
 const cloud = scenario('cloud-creations');
+let fixture: ScenarioBundle;
 let dir: string;
 let bundlePath: string;
 let publicKeyPath: string;
@@ -19,45 +20,15 @@ function atlantisSeesFailure(output: string): boolean {
   return /([1-9][0-9]* failure|failures": \[)/.test(output) || output.trim().startsWith('FAIL');
 }
 
-function check(...args: string[]) {
-  return runCli([
-    'check',
-    '--plan-json',
-    cloud.planPath,
-    '--bundle',
-    bundlePath,
-    '--public-key',
-    publicKeyPath,
-    ...args,
-  ]);
-}
+const check = (...args: string[]) => fixture.check(...args);
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'tfgate-policy-check-'));
-  const keys = generateTestKeys();
-  const privateKeyPath = join(dir, 'signing.pem');
-  publicKeyPath = join(dir, 'public.pem');
-  await Promise.all([
-    writeFile(privateKeyPath, keys.privatePem, { mode: 0o600 }),
-    writeFile(publicKeyPath, keys.publicPem),
-    buildCli(),
-  ]);
-  bundlePath = join(dir, 'bundle.tar.gz');
-  const built = await runCli([
-    'bundle',
-    'build',
-    '--design',
-    cloud.designPath,
-    '--signing-key',
-    privateKeyPath,
-    '--output',
-    bundlePath,
-  ]);
-  expect(built.exitCode).toBe(0);
+  fixture = await scenarioBundle('cloud-creations');
+  ({ dir, bundlePath, publicKeyPath } = fixture);
 });
 
 afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
+  await fixture?.cleanup();
 });
 
 describe('tfgate check --custom-policy-check', () => {

@@ -1,58 +1,28 @@
 // `tfgate check` through the built CLI: exit codes, the json shape, the text table, and fail-closed errors.
 // A bundle is built with `tfgate bundle build` from a corpus design and the real policy.
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scenario } from '../fixtures/corpus.js';
-import { buildCli, runCli } from '../helpers/cli.js';
-import { generateTestKeys, rewriteBundle } from '../policy/bundle-fixtures.js';
+import { runCli } from '../helpers/cli.js';
+import { rewriteBundle } from '../policy/bundle-fixtures.js';
+import { type ScenarioBundle, scenarioBundle } from './check-fixtures.js';
 
 const cloud = scenario('cloud-creations');
+let fixture: ScenarioBundle;
 let dir: string;
 let bundlePath: string;
 let publicKeyPath: string;
 
-function check(...args: string[]) {
-  return runCli([
-    'check',
-    '--plan-json',
-    cloud.planPath,
-    '--bundle',
-    bundlePath,
-    '--public-key',
-    publicKeyPath,
-    ...args,
-  ]);
-}
+const check = (...args: string[]) => fixture.check(...args);
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'tfgate-check-'));
-  const keys = generateTestKeys();
-  const privateKeyPath = join(dir, 'signing.pem');
-  publicKeyPath = join(dir, 'public.pem');
-  await Promise.all([
-    writeFile(privateKeyPath, keys.privatePem, { mode: 0o600 }),
-    writeFile(publicKeyPath, keys.publicPem),
-    buildCli(),
-  ]);
-  bundlePath = join(dir, 'bundle.tar.gz');
-  const built = await runCli([
-    'bundle',
-    'build',
-    '--design',
-    cloud.designPath,
-    '--signing-key',
-    privateKeyPath,
-    '--output',
-    bundlePath,
-  ]);
-  expect(built.stderr).toBe('');
-  expect(built.exitCode).toBe(0);
+  fixture = await scenarioBundle('cloud-creations');
+  ({ dir, bundlePath, publicKeyPath } = fixture);
 });
 
 afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
+  await fixture?.cleanup();
 });
 
 describe('tfgate check decides', () => {

@@ -3,13 +3,13 @@
 // and runs each pull request stage through Atlantis's project command runner, against the real service on
 // loopback, real terraform, and the built tfgate on PATH. scripts/setup-tools.sh (go-harnesses) fetches the
 // modules and warms Go's build cache (~/.cache/go-build), so this costs seconds after the first build.
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, rmSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { buildCli, CLI_MAIN, REPO_ROOT } from '../helpers/cli.js';
+import { buildCli, REPO_ROOT } from '../helpers/cli.js';
 import { createAccountKey, startService, type TestService } from '../helpers/service.js';
+import { tfgateBinDir } from './tfgate-on-path.js';
 
 const HARNESS = join(REPO_ROOT, 'test', 'atlantis');
 /** Every test of the harness: one renamed or dropped fails here, so the suite cannot silently shrink. */
@@ -30,10 +30,7 @@ let binDir: string;
 beforeAll(async () => {
   await buildCli();
   // `tfgate` on the Atlantis server's PATH, as a global install (or the runner image) puts it.
-  binDir = mkdtempSync(join(tmpdir(), 'tfgate-bin-'));
-  writeFileSync(join(binDir, 'tfgate'), `#!/bin/sh\nexec "${process.execPath}" "${CLI_MAIN}" "$@"\n`, {
-    mode: 0o755,
-  });
+  binDir = tfgateBinDir();
   svc = await startService();
 });
 

@@ -11,8 +11,9 @@ import { execa, execaSync } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { acknowledge, driftedPackage, openFindings } from '../commands/gate-fixtures.js';
-import { buildCli, CLI_MAIN, REPO_ROOT } from '../helpers/cli.js';
+import { buildCli, REPO_ROOT } from '../helpers/cli.js';
 import { createAccountKey, startService, type TestService } from '../helpers/service.js';
+import { tfgateBinDir } from './tfgate-on-path.js';
 
 const EXAMPLES = join(REPO_ROOT, 'examples');
 
@@ -38,10 +39,7 @@ let npmDouble = '';
 beforeAll(async () => {
   await buildCli();
   // `tfgate` on PATH, as `npm install --global tfgate` would put it.
-  binDir = mkdtempSync(join(tmpdir(), 'tfgate-bin-'));
-  writeFileSync(join(binDir, 'tfgate'), `#!/bin/sh\nexec "${process.execPath}" "${CLI_MAIN}" "$@"\n`, {
-    mode: 0o755,
-  });
+  binDir = tfgateBinDir();
   // A double of npm for the GitLab job's `npm install --global tfgate`: tfgate is not on the registry yet, and a
   // test never installs an unknown package; the built CLI is already on PATH (binDir).
   npmDouble = mkdtempSync(join(tmpdir(), 'npm-double-'));

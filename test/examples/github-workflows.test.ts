@@ -8,7 +8,7 @@ import { delimiter, join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { buildCli, CLI_MAIN, REPO_ROOT } from '../helpers/cli.js';
+import { buildCli, REPO_ROOT } from '../helpers/cli.js';
 import {
   createAccountKey,
   createApprovedPackage,
@@ -16,6 +16,7 @@ import {
   type TestService,
 } from '../helpers/service.js';
 import { TerraformWorkspace } from '../helpers/terraform.js';
+import { tfgateBinDir } from './tfgate-on-path.js';
 
 const WORKFLOWS = join(REPO_ROOT, 'examples', 'github-actions');
 const ACTIONLINT = join(REPO_ROOT, '.tools', 'bin', 'actionlint');
@@ -85,10 +86,7 @@ describe('examples/github-actions/plan-code-scanning.yml', () => {
   beforeAll(async () => {
     await buildCli();
     // `tfgate` on PATH, as the workflow's `npm install --global tfgate` puts it.
-    binDir = mkdtempSync(join(tmpdir(), 'tfgate-bin-'));
-    writeFileSync(join(binDir, 'tfgate'), `#!/bin/sh\nexec "${process.execPath}" "${CLI_MAIN}" "$@"\n`, {
-      mode: 0o755,
-    });
+    binDir = tfgateBinDir();
     svc = await startService();
     const owner = await createAccountKey(svc, 'acme', 'large', ['compliance:read', 'compliance:write']);
     ciKey = (await createAccountKey(svc, 'acme', 'large', ['compliance:read'], 'ci')).key;

@@ -2,13 +2,13 @@
 // cannot run here), against real terraform, the real service on loopback, the built tfgate and the real opa:
 // the hooks stack with its plan policy on tfgate's custom input, the custom workflow tool, and the runner image
 // recipe (Docker's own parser in test/spacelift, then its install and smoke steps in a sandbox).
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { execa, execaSync } from 'execa';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { buildCli, CLI_MAIN, REPO_ROOT } from '../helpers/cli.js';
+import { buildCli, REPO_ROOT } from '../helpers/cli.js';
 import { createApprovedPackage, startService, type TestService } from '../helpers/service.js';
 import { TerraformWorkspace } from '../helpers/terraform.js';
 import {
@@ -17,6 +17,7 @@ import {
   SpaceliftRunDouble,
   WORKFLOW_COMMANDS,
 } from './spacelift-double.js';
+import { tfgateBinDir } from './tfgate-on-path.js';
 
 const EXAMPLE = join(REPO_ROOT, 'examples', 'spacelift');
 const POLICY = join(EXAMPLE, 'policies', 'tfgate-plan.rego');
@@ -29,10 +30,7 @@ const workspaces: TerraformWorkspace[] = [];
 beforeAll(async () => {
   await buildCli();
   // The runner image's tools: tfgate (baked in), terraform, and the base system.
-  imageBin = mkdtempSync(join(tmpdir(), 'spacelift-image-bin-'));
-  writeFileSync(join(imageBin, 'tfgate'), `#!/bin/sh\nexec "${process.execPath}" "${CLI_MAIN}" "$@"\n`, {
-    mode: 0o755,
-  });
+  imageBin = tfgateBinDir('spacelift-image-bin-');
   svc = await startService();
 });
 

@@ -1,14 +1,14 @@
 // examples/terraform, run as written: the README's commands against real terraform and the real service on
 // loopback. tfgate is the built CLI, on PATH as `tfgate`. The CI examples have their own files:
 // atlantis.test.ts (Atlantis's own code), spacelift.test.ts, github-workflows.test.ts, ci-examples.test.ts.
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { buildCli, CLI_MAIN } from '../helpers/cli.js';
+import { buildCli } from '../helpers/cli.js';
 import { startService, type TestService } from '../helpers/service.js';
 import { TerraformWorkspace } from '../helpers/terraform.js';
+import { tfgateBinDir } from './tfgate-on-path.js';
 
 const EXAMPLES = resolve(import.meta.dirname, '..', '..', 'examples');
 const TERRAFORM_EXAMPLE = join(EXAMPLES, 'terraform');
@@ -19,10 +19,7 @@ const workspaces: TerraformWorkspace[] = [];
 
 beforeAll(async () => {
   await buildCli();
-  binDir = mkdtempSync(join(tmpdir(), 'tfgate-bin-'));
-  const shim = join(binDir, 'tfgate');
-  writeFileSync(shim, `#!/bin/sh\nexec "${process.execPath}" "${CLI_MAIN}" "$@"\n`);
-  chmodSync(shim, 0o755);
+  binDir = tfgateBinDir();
   svc = await startService();
 });
 
