@@ -3,7 +3,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { scenario } from '../fixtures/corpus.js';
 import { buildCli, runCli } from '../helpers/cli.js';
 import { generateTestKeys } from '../policy/bundle-fixtures.js';
@@ -59,4 +59,16 @@ export async function scenarioBundle(name: string): Promise<ScenarioBundle> {
       ]),
     cleanup: () => rm(dir, { recursive: true, force: true }),
   };
+}
+
+/** scenarioBundle set up before the file's tests and removed after them; its fields are filled in beforeAll. */
+export function useScenarioBundle(name: string): ScenarioBundle {
+  const fixture = {} as ScenarioBundle;
+  beforeAll(async () => {
+    Object.assign(fixture, await scenarioBundle(name));
+  });
+  afterAll(async () => {
+    await fixture.cleanup?.();
+  });
+  return fixture;
 }

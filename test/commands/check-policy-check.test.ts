@@ -3,33 +3,20 @@
 // on a signed bundle. test/atlantis runs the same flags through Atlantis's own code.
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { scenario } from '../fixtures/corpus.js';
 import { runCli } from '../helpers/cli.js';
 import { rewriteBundle } from '../policy/bundle-fixtures.js';
-import { type ScenarioBundle, scenarioBundle } from './check-fixtures.js';
+import { useScenarioBundle } from './check-fixtures.js';
 
 const cloud = scenario('cloud-creations');
-let fixture: ScenarioBundle;
-let dir: string;
-let bundlePath: string;
-let publicKeyPath: string;
+const fixture = useScenarioBundle('cloud-creations');
+const check = (...args: string[]) => fixture.check(...args);
 
 /** What Atlantis 0.47's doPolicyCheck reads as a policy failure in the output of a step that exits 0. */
 function atlantisSeesFailure(output: string): boolean {
   return /([1-9][0-9]* failure|failures": \[)/.test(output) || output.trim().startsWith('FAIL');
 }
-
-const check = (...args: string[]) => fixture.check(...args);
-
-beforeAll(async () => {
-  fixture = await scenarioBundle('cloud-creations');
-  ({ dir, bundlePath, publicKeyPath } = fixture);
-});
-
-afterAll(async () => {
-  await fixture?.cleanup();
-});
 
 describe('tfgate check --custom-policy-check', () => {
   it('a block exits 0 with the findings on stdout, "FAIL: N failures" first', async () => {
@@ -51,12 +38,12 @@ describe('tfgate check --custom-policy-check', () => {
   });
 
   it('no decision still exits 4, and removes the result file an earlier check wrote', async () => {
-    const stale = join(dir, 'stale-policyout.json');
+    const stale = join(fixture.dir, 'stale-policyout.json');
     await writeFile(stale, '{"stale": true}');
-    const tampered = join(dir, 'tampered.tar.gz');
+    const tampered = join(fixture.dir, 'tampered.tar.gz');
     await writeFile(
       tampered,
-      rewriteBundle(await readFile(bundlePath), (entries) =>
+      rewriteBundle(await readFile(fixture.bundlePath), (entries) =>
         entries.map((e) => (e.name === 'data.json' ? { ...e, data: Buffer.from('{"tfgate":{}}') } : e)),
       ),
     );
@@ -68,7 +55,7 @@ describe('tfgate check --custom-policy-check', () => {
       '--bundle',
       tampered,
       '--public-key',
-      publicKeyPath,
+      fixture.publicKeyPath,
       '--format',
       'json',
       '--output',
@@ -81,7 +68,7 @@ describe('tfgate check --custom-policy-check', () => {
   });
 
   it('writes the JSON result to --output and still prints the text report on stdout', async () => {
-    const out = join(dir, 'policyout.json');
+    const out = join(fixture.dir, 'policyout.json');
     const result = await check('--custom-policy-check', '--format', 'json', '--output', out);
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toMatch(/^FAIL: /);
@@ -98,7 +85,7 @@ describe('tfgate check --custom-policy-check', () => {
 
 describe('tfgate check --approved-findings', () => {
   async function recordBlock(name: string): Promise<string> {
-    const path = join(dir, name);
+    const path = join(fixture.dir, name);
     const result = await check('--format', 'json', '--output', path);
     expect(result.exitCode).toBe(3);
     return path;
@@ -123,7 +110,7 @@ describe('tfgate check --approved-findings', () => {
       findings: Array<{ address: string }>;
     };
     const left = recorded.findings.shift()!;
-    const partial = join(dir, 'partial-approved.json');
+    const partial = join(fixture.dir, 'partial-approved.json');
     await writeFile(partial, JSON.stringify(recorded));
     const result = await check('--approved-findings', partial);
     expect(result.exitCode).toBe(3);
@@ -134,7 +121,7 @@ describe('tfgate check --approved-findings', () => {
   });
 
   it('a result that passed approved nothing', async () => {
-    const passed = join(dir, 'passed.json');
+    const passed = join(fixture.dir, 'passed.json');
     expect((await check('--min-severity', 'critical', '--format', 'json', '--output', passed)).exitCode).toBe(
       0,
     );
@@ -142,16 +129,16 @@ describe('tfgate check --approved-findings', () => {
   });
 
   it('fails closed on a result it cannot read (exit 4) and refuses one for another package (exit 1)', async () => {
-    const missing = await check('--approved-findings', join(dir, 'none.json'));
+    const missing = await check('--approved-findings', join(fixture.dir, 'none.json'));
     expect(missing.exitCode).toBe(4);
     expect(missing.stderr).toContain('none.json');
-    const garbage = join(dir, 'garbage.json');
+    const garbage = join(fixture.dir, 'garbage.json');
     await writeFile(garbage, '{"package_id": "corpus-cloud"}');
     const invalid = await check('--approved-findings', garbage);
     expect(invalid.exitCode).toBe(4);
     expect(invalid.stderr).toContain("not tfgate's JSON evaluation result");
     const recorded = JSON.parse(await readFile(await recordBlock('other.json'), 'utf8')) as object;
-    const other = join(dir, 'other-package.json');
+    const other = join(fixture.dir, 'other-package.json');
     await writeFile(other, JSON.stringify({ ...recorded, package_id: 'ledger' }));
     const mismatch = await check('--approved-findings', other);
     expect(mismatch.exitCode).toBe(1);

@@ -2,28 +2,15 @@
 // A bundle is built with `tfgate bundle build` from a corpus design and the real policy.
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { scenario } from '../fixtures/corpus.js';
 import { runCli } from '../helpers/cli.js';
 import { rewriteBundle } from '../policy/bundle-fixtures.js';
-import { type ScenarioBundle, scenarioBundle } from './check-fixtures.js';
+import { useScenarioBundle } from './check-fixtures.js';
 
 const cloud = scenario('cloud-creations');
-let fixture: ScenarioBundle;
-let dir: string;
-let bundlePath: string;
-let publicKeyPath: string;
-
+const fixture = useScenarioBundle('cloud-creations');
 const check = (...args: string[]) => fixture.check(...args);
-
-beforeAll(async () => {
-  fixture = await scenarioBundle('cloud-creations');
-  ({ dir, bundlePath, publicKeyPath } = fixture);
-});
-
-afterAll(async () => {
-  await fixture?.cleanup();
-});
 
 describe('tfgate check decides', () => {
   it('exit 0 when nothing blocks at the threshold, with a non-empty text report', async () => {
@@ -69,9 +56,9 @@ describe('tfgate check decides', () => {
         '--plan-json',
         '-',
         '--bundle',
-        bundlePath,
+        fixture.bundlePath,
         '--public-key',
-        publicKeyPath,
+        fixture.publicKeyPath,
         '--format',
         'json',
       ],
@@ -89,17 +76,17 @@ describe('tfgate check decides', () => {
   });
 
   it('--output writes the report to a file (whole), leaving stdout for nothing else', async () => {
-    const out = join(dir, 'report.json');
+    const out = join(fixture.dir, 'report.json');
     const result = await check('--format', 'json', '--output', out);
     expect(result.exitCode).toBe(3);
     expect(result.stdout).toBe('');
     expect(JSON.parse(await readFile(out, 'utf8')).decision).toBe('block');
-    expect((await readdir(dir)).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+    expect((await readdir(fixture.dir)).filter((n) => n.endsWith('.tmp'))).toEqual([]);
   });
 
   it('takes the public key and threshold from TFGATE_PUBLIC_KEY and TFGATE_MIN_SEVERITY', async () => {
-    const result = await runCli(['check', '--plan-json', cloud.planPath, '--bundle', bundlePath], {
-      env: { TFGATE_PUBLIC_KEY: publicKeyPath, TFGATE_MIN_SEVERITY: 'critical' },
+    const result = await runCli(['check', '--plan-json', cloud.planPath, '--bundle', fixture.bundlePath], {
+      env: { TFGATE_PUBLIC_KEY: fixture.publicKeyPath, TFGATE_MIN_SEVERITY: 'critical' },
     });
     expect(result.exitCode).toBe(0);
   });
@@ -107,10 +94,10 @@ describe('tfgate check decides', () => {
 
 describe('tfgate check with an unsigned bundle', () => {
   it('is refused unless explicitly allowed, and then warned about loudly', async () => {
-    const unsigned = join(dir, 'unsigned.tar.gz');
+    const unsigned = join(fixture.dir, 'unsigned.tar.gz');
     await writeFile(
       unsigned,
-      rewriteBundle(await readFile(bundlePath), (entries) =>
+      rewriteBundle(await readFile(fixture.bundlePath), (entries) =>
         entries.filter((e) => e.name !== '.signatures.json'),
       ),
     );
@@ -121,7 +108,7 @@ describe('tfgate check with an unsigned bundle', () => {
       '--bundle',
       unsigned,
       '--public-key',
-      publicKeyPath,
+      fixture.publicKeyPath,
     ]);
     expect(refused.exitCode).toBe(4);
     expect(refused.stderr).toContain('unsigned');
