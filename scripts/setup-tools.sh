@@ -16,9 +16,15 @@
 #     (cached), linked as .tools/node-newest/bin/node and .tools/node-oldest/bin/node; the machine's own
 #     node is linked instead when it is already on that line and at least the pinned version;
 #   - Verdaccio, pinned with its own lock (scripts/tools/verdaccio), in the cache, linked into .tools/bin:
-#     the npm registry the package tests publish to and install from, on loopback.
+#     the npm registry the package tests publish to and install from, on loopback;
+#   - actionlint, pinned, built with `go install` (cached), linked into .tools/bin: lints the example workflows;
+#   - gitlab-ci-local, pinned, in its own prefix under the cache, run with the newest Node (it needs 22+), and
+#     rsync (Debian), which it uses: runs examples/gitlab-ci's pipeline;
+#   - the Go test harnesses, test/atlantis (Atlantis's packages) and test/spacelift (BuildKit's Dockerfile
+#     frontend), each pinned in its go.mod: modules downloaded and test binaries built once, so Go's build
+#     cache (~/.cache/go-build) holds them and `go test` takes seconds.
 # Usage: setup-tools.sh [opa] [terraform] [tofu] [postgresql] [cdktf-cli] [cdktn-cli] [schemathesis] [node]
-#        [verdaccio]   (no argument: all of them)
+#        [verdaccio] [actionlint] [gitlab-ci-local] [go-harnesses]   (no argument: all of them)
 set -euo pipefail
 
 OPA_VERSION="${TFGATE_OPA_VERSION:-v1.22.2}"
@@ -34,13 +40,15 @@ CDKTN_CLI_VERSION="${TFGATE_CDKTN_CLI_VERSION:-0.24.0}"
 # 26 the registry serves. Keep package.json's engines in step.
 NODE_NEWEST_VERSION="${TFGATE_NODE_NEWEST_VERSION:-26.10.0}"
 NODE_OLDEST_VERSION="${TFGATE_NODE_OLDEST_VERSION:-22.23.3}"
+ACTIONLINT_VERSION="${TFGATE_ACTIONLINT_VERSION:-v1.7.12}"
+GITLAB_CI_LOCAL_VERSION="${TFGATE_GITLAB_CI_LOCAL_VERSION:-4.75.1}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/tfgate-tools"
 bin="$root/.tools/bin"
 mkdir -p "$bin" "$cache"
 
 log() { printf 'setup-tools: %s\n' "$*" >&2; }
-components=" ${*:-opa terraform tofu postgresql cdktf-cli cdktn-cli schemathesis node verdaccio} "
+components=" ${*:-opa terraform tofu postgresql cdktf-cli cdktn-cli schemathesis node verdaccio actionlint gitlab-ci-local go-harnesses} "
 wants() { [[ "$components" == *" $1 "* ]]; }
 
 install_opa() {
@@ -199,11 +207,56 @@ install_schemathesis() {
   log "schemathesis: $("$bin/schemathesis" --version)"
 }
 
+install_actionlint() {
+  local dir="$cache/actionlint-$ACTIONLINT_VERSION"
+  if [ ! -x "$dir/actionlint" ]; then
+    log "building actionlint $ACTIONLINT_VERSION with go install"
+    mkdir -p "$dir"
+    GOBIN="$dir" GOFLAGS=-mod=mod go install "github.com/rhysd/actionlint/cmd/actionlint@$ACTIONLINT_VERSION"
+  fi
+  ln -sf "$dir/actionlint" "$bin/actionlint"
+  log "actionlint: $("$bin/actionlint" -version | head -1)"
+}
+
+# Run with the newest Node: gitlab-ci-local needs 22 or newer (Set.prototype.union).
+install_gitlab_ci_local() {
+  local dir="$cache/gitlab-ci-local-$GITLAB_CI_LOCAL_VERSION" node="$root/.tools/node-newest/bin/node"
+  if [ ! -e "$dir/node_modules/gitlab-ci-local/dist/index.js" ]; then
+    log "installing gitlab-ci-local $GITLAB_CI_LOCAL_VERSION into $dir"
+    PATH="$root/.tools/node-newest/bin:$PATH" npm install --prefix "$dir" --no-audit --no-fund --loglevel=error \
+      "gitlab-ci-local@$GITLAB_CI_LOCAL_VERSION" >/dev/null
+  fi
+  if ! command -v rsync >/dev/null 2>&1; then
+    log "installing rsync from Debian's packages (gitlab-ci-local copies the project with it)"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq rsync >/dev/null
+  fi
+  log "gitlab-ci-local: $("$node" "$dir/node_modules/gitlab-ci-local/dist/index.js" --version)"
+}
+
+# The harnesses build Atlantis's and BuildKit's packages from the module proxy (none of their code is in this
+# repository). Built once per go.sum: the stamp says this machine's build cache has done it; if the cache was
+# cleaned since, `go test` rebuilds (minutes, once, for Atlantis).
+install_go_harnesses() {
+  local name harness stamp
+  for name in atlantis spacelift; do
+    harness="$root/test/$name"
+    stamp="$cache/go-harness-$name-$(sha256sum "$harness/go.sum" | cut -c1-16)"
+    if [ ! -e "$stamp" ]; then
+      log "building the Go harness test/$name (several minutes on a fresh machine)"
+      (cd "$harness" && go mod download && go test -c -o "$cache/go-harness-$name.test.tmp" . &&
+        rm -f "$cache/go-harness-$name.test.tmp") && touch "$stamp"
+    fi
+  done
+  log "go harnesses: test/atlantis, test/spacelift (Go build cache $(go env GOCACHE))"
+}
+
 if wants opa; then install_opa; fi
 if wants terraform; then install_terraform; fi
 if wants tofu; then install_tofu; fi
 if wants postgresql; then install_postgresql; fi
-if wants node || wants verdaccio || wants cdktf-cli || wants cdktn-cli; then
+if wants node || wants verdaccio || wants cdktf-cli || wants cdktn-cli || wants gitlab-ci-local; then
   install_node newest "$NODE_NEWEST_VERSION"
   install_node oldest "$NODE_OLDEST_VERSION"
 fi
@@ -213,3 +266,6 @@ if wants cdktf-cli; then install_cdk_cli cdktf-cli "$CDKTF_CLI_VERSION" cdktf ol
 if wants cdktn-cli; then install_cdk_cli cdktn-cli "$CDKTN_CLI_VERSION" cdktn newest; fi
 if wants schemathesis; then install_schemathesis; fi
 if wants verdaccio; then install_verdaccio; fi
+if wants actionlint; then install_actionlint; fi
+if wants gitlab-ci-local; then install_gitlab_ci_local; fi
+if wants go-harnesses; then install_go_harnesses; fi

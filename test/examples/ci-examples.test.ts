@@ -40,8 +40,9 @@ beforeAll(async () => {
   await buildCli();
   // `tfgate` on PATH, as `npm install --global tfgate` would put it.
   binDir = tfgateBinDir();
-  // A double of npm for the GitLab job's `npm install --global tfgate`: tfgate is not on the registry yet, and a
-  // test never installs an unknown package; the built CLI is already on PATH (binDir).
+  // A double of npm for the GitLab job's `npm install --global tfgate@<version>`: tfgate is not on the public
+  // registry yet, and a test never installs from it (test/package runs that line against a local registry);
+  // the built CLI is already on PATH (binDir).
   npmDouble = mkdtempSync(join(tmpdir(), 'npm-double-'));
   writeFileSync(join(npmDouble, 'npm'), '#!/bin/sh\necho "npm double: $*"\n', { mode: 0o755 });
   svc = await startService();
@@ -100,7 +101,7 @@ function githubStep(file: string, stepName: string, vars: Record<string, string>
   return { script: step.run, env: { ...env, GITHUB_ACTIONS: 'true' }, step, workflow };
 }
 
-/** Where scripts/setup-tools.sh installs it (same default version). */
+/** Where scripts/setup-tools.sh installs it (same default version), and the Node it runs on (22 or newer). */
 const GITLAB_CI_LOCAL = join(
   homedir(),
   '.cache',
@@ -108,6 +109,7 @@ const GITLAB_CI_LOCAL = join(
   `gitlab-ci-local-${process.env.TFGATE_GITLAB_CI_LOCAL_VERSION ?? '4.75.1'}`,
   'node_modules',
 );
+const GITLAB_CI_LOCAL_NODE = join(REPO_ROOT, '.tools', 'node-newest', 'bin', 'node');
 
 /** A clone of the project: .gitlab-ci.yml committed, with a remote (gitlab-ci-local reads it for CI_PROJECT_*). */
 function gitlabProject(): string {
@@ -134,7 +136,7 @@ async function gitlabJobs(project: string, jobs: string[], variables: Record<str
     Object.entries(process.env).filter(([k]) => !k.startsWith('TFGATE_') && k !== 'GITHUB_ACTIONS'),
   );
   const result = await execa(
-    join(GITLAB_CI_LOCAL, '.bin', 'node'),
+    GITLAB_CI_LOCAL_NODE,
     [
       join(GITLAB_CI_LOCAL, 'gitlab-ci-local', 'dist', 'index.js'),
       '--force-shell-executor',
@@ -207,7 +209,7 @@ describe('examples/gitlab-ci with gitlab-ci-local against the real service', () 
   it('the gate jobs run on tags only', async () => {
     const project = gitlabProject();
     const listed = await execa(
-      join(GITLAB_CI_LOCAL, '.bin', 'node'),
+      GITLAB_CI_LOCAL_NODE,
       [join(GITLAB_CI_LOCAL, 'gitlab-ci-local', 'dist', 'index.js'), '--list-json'],
       { cwd: project, reject: false },
     );
@@ -231,7 +233,7 @@ describe('examples/gitlab-ci with gitlab-ci-local against the real service', () 
     const blocked = await gitlabJobs(project, ['gate:tfgate']);
     expect(blocked.exitCode).not.toBe(0);
     expect(blocked.log).toMatch(/gate:tfgate finished in .* FAIL 3/);
-    expect(blocked.log).toContain('npm double: install --global tfgate');
+    expect(blocked.log).toMatch(/npm double: install --global tfgate@\d+\.\d+\.\d+/);
     expect(readFileSync(join(project, 'tfgate-gate.xml'), 'utf8')).toContain('<failure');
     const advisory = await gitlabJobs(project, ['gate:tfgate'], { TFGATE_ADVISORY: 'true' });
     expect(advisory.exitCode, advisory.log).toBe(0);
