@@ -8,7 +8,8 @@ import { Construct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { applyConformance, ConformanceAspect } from '../../src/cdktf/index.js';
 import { buildBundle } from '../../src/policy/bundle/index.js';
-import { readTarGz, writeTarGz } from '../../src/policy/bundle/tar.js';
+import { readTarGz } from '../../src/policy/bundle/tar.js';
+import { writeTarGz } from '../../src/policy/bundle/tar-write.js';
 import {
   createAccountKey,
   createApprovedPackage,

@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import type { PolicySources } from '../../src/policy/bundle/build.js';
-import { readTarGz, type TarEntry, writeTarGz } from '../../src/policy/bundle/tar.js';
+import { readTarGz, type TarEntry } from '../../src/policy/bundle/tar.js';
+import { writeTarGz } from '../../src/policy/bundle/tar-write.js';
 
 export interface TestKeys {
   privatePem: string;

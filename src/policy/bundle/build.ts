@@ -21,7 +21,8 @@ import {
   WASM_FILE,
 } from './format.js';
 import { keyIdFor, loadSigningKey, signCompactJws } from './jws.js';
-import { type TarEntry, writeTarGz } from './tar.js';
+import type { TarEntry } from './tar.js';
+import { writeTarGz } from './tar-write.js';
 
 /** The policy as it ships: Rego sources (tests excluded) and the compiled wasm. */
 export interface PolicySources {

@@ -1,0 +1,91 @@
+// Issue 8, defect 2: hostile bundles through every command that opens one, run as the built CLI in a child
+// process so that a reader that loops forever fails this test (killed at the deadline) instead of hanging it.
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runBundlePull } from '../../src/commands/bundle-pull.js';
+import { buildCli, CLI_MAIN, REPO_ROOT } from '../helpers/cli.js';
+import { startService, type TestService } from '../helpers/service.js';
+import { generateTestKeys } from '../policy/bundle-fixtures.js';
+import { negativePaxSizeBundle } from '../policy/tar-craft.js';
+import { driftedPackage } from './gate-fixtures.js';
+
+/** A hang guard, not a speed check: a bounded refusal takes well under a second. */
+const DEADLINE_MS = 20_000;
+
+async function cli(args: string[], env: Record<string, string> = {}) {
+  const result = await execa('node', [CLI_MAIN, ...args], {
+    cwd: REPO_ROOT,
+    env: { NO_COLOR: '1', PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    extendEnv: false,
+    input: '',
+    reject: false,
+    timeout: DEADLINE_MS,
+  });
+  expect(result.timedOut, `tfgate ${args.join(' ')} did not finish within ${DEADLINE_MS} ms`).toBe(false);
+  return result;
+}
+
+let dir: string;
+let hostilePath: string;
+let publicKeyPath: string;
+let planPath: string;
+let svc: TestService;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'tfgate-hostile-'));
+  hostilePath = join(dir, 'hostile.tar.gz');
+  publicKeyPath = join(dir, 'public.pem');
+  planPath = join(dir, 'plan.json');
+  await Promise.all([
+    writeFile(hostilePath, negativePaxSizeBundle()),
+    writeFile(publicKeyPath, generateTestKeys().publicPem),
+    writeFile(planPath, JSON.stringify({ format_version: '1.2', resource_changes: [] })),
+    buildCli(),
+  ]);
+  svc = await startService();
+  await driftedPackage(svc, 'hostile-pull');
+});
+
+afterAll(async () => {
+  await svc?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('a tar whose pax header has a negative size (issue 8, defect 2)', () => {
+  it('bundle verify refuses it (exit 4), naming the bad size', async () => {
+    const result = await cli(['bundle', 'verify', hostilePath, '--public-key', publicKeyPath]);
+    expect(result.exitCode).toBe(4);
+    expect(result.stderr).toContain('pax header at byte 0 has size "-1536", which is not a byte count');
+  });
+
+  it('check --bundle --advisory reaches no decision, says so, and exits 0', async () => {
+    const result = await cli([
+      'check',
+      '--bundle',
+      hostilePath,
+      '--public-key',
+      publicKeyPath,
+      '--plan-json',
+      planPath,
+      '--advisory',
+    ]);
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toContain('ADVISORY MODE: no decision could be reached');
+    expect(result.stderr).toContain('"-1536"');
+  });
+
+  it('bundle pull does not trust it when it is found in the cache, and downloads the bundle again', async () => {
+    const cache = join(dir, 'cache');
+    const env = { TFGATE_BASE_URL: svc.baseUrl, TFGATE_API_KEY: svc.apiKey };
+    const first = await runBundlePull({ packageId: 'hostile-pull', dir: cache, client: {} }, { env });
+    const good = await readFile(first.bundlePath);
+    await writeFile(first.bundlePath, negativePaxSizeBundle());
+    const result = await cli(['bundle', 'pull', '--package', 'hostile-pull', '--dir', cache], env);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toMatch(/^pulled: package hostile-pull/);
+    expect(await readFile(first.bundlePath)).toEqual(good);
+  });
+});
