@@ -18,6 +18,8 @@ export interface RawHeader {
   /** 'good' (default), 'bad', or the raw 8-byte field. */
   checksum?: 'good' | 'bad' | Buffer;
   mode?: string | Buffer;
+  /** Raw bytes written at these offsets before the checksum is computed. */
+  patch?: Array<[offset: number, bytes: Buffer | string]>;
 }
 
 function field(buf: Buffer, offset: number, length: number, value: string | Buffer | number): void {
@@ -45,6 +47,7 @@ export function rawHeader(h: RawHeader): Buffer {
   if (format === 'gnu') header.write('ustar  \u0000', 257, 'latin1');
   if (h.prefix !== undefined) field(header, 345, 155, h.prefix);
   if (h.gnuExtra !== undefined) field(header, 345, 155, h.gnuExtra);
+  for (const [offset, bytes] of h.patch ?? []) field(header, offset, BLOCK - offset, bytes);
   if (Buffer.isBuffer(h.checksum)) {
     h.checksum.copy(header, 148, 0, 8);
     return header;

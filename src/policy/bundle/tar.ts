@@ -267,7 +267,7 @@ function readOctal(header: Buffer, offset: number, length: number, at: number, f
   if ((raw[0]! & 0x80) !== 0) {
     refuse(
       'bundle_corrupt',
-      `bundle tarball header at byte ${at} has a base-256 ${field}, which tfgate does not read`,
+      `bundle tarball header at byte ${at}: its ${field} field is in base-256, which tfgate does not read`,
     );
   }
   let start = 0;
@@ -278,7 +278,7 @@ function readOctal(header: Buffer, offset: number, length: number, at: number, f
   if (!/^[0-7]*$/.test(text)) {
     refuse(
       'bundle_corrupt',
-      `bundle tarball header at byte ${at} has a ${field} that is not an octal number: ${JSON.stringify(text)}`,
+      `bundle tarball header at byte ${at}: its ${field} field is not an octal number: ${JSON.stringify(text)}`,
     );
   }
   return text === '' ? 0 : Number.parseInt(text, 8);
