@@ -1,19 +1,25 @@
-// Issue 8, defect 2: hostile bundles through every command that opens one, run as the built CLI in a child
-// process so that a reader that loops forever fails this test (killed at the deadline) instead of hanging it.
+// Issue 8, defects 2 and 3: hostile bundles through every command that opens one, run as the built CLI in a
+// child process, so that a reader that loops forever or runs out of memory fails this test instead of hanging
+// or crashing it.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBundlePull } from '../../src/commands/bundle-pull.js';
+import { assembleBundle } from '../../src/policy/bundle/build.js';
+import { readTarGz } from '../../src/policy/bundle/tar.js';
 import { buildCli, CLI_MAIN, REPO_ROOT } from '../helpers/cli.js';
 import { startService, type TestService } from '../helpers/service.js';
-import { generateTestKeys } from '../policy/bundle-fixtures.js';
-import { negativePaxSizeBundle } from '../policy/tar-craft.js';
+import { generateTestKeys, STAND_IN_DATA, standInPolicy } from '../policy/bundle-fixtures.js';
+import { negativePaxSizeBundle, streamedTarGz, zerosDataJson } from '../policy/tar-craft.js';
 import { driftedPackage } from './gate-fixtures.js';
 
 /** A hang guard, not a speed check: a bounded refusal takes well under a second. */
 const DEADLINE_MS = 20_000;
+
+/** Enough for the CLI and a bounded verification; the old verifier needed gigabytes for defect 3. */
+const SMALL_HEAP = { NODE_OPTIONS: '--max-old-space-size=64' };
 
 async function cli(args: string[], env: Record<string, string> = {}) {
   const result = await execa('node', [CLI_MAIN, ...args], {
@@ -33,15 +39,21 @@ let hostilePath: string;
 let publicKeyPath: string;
 let planPath: string;
 let svc: TestService;
+let genuine: Buffer;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'tfgate-hostile-'));
   hostilePath = join(dir, 'hostile.tar.gz');
   publicKeyPath = join(dir, 'public.pem');
   planPath = join(dir, 'plan.json');
+  const keys = generateTestKeys();
+  genuine = assembleBundle(
+    { packageId: 'payments', data: STAND_IN_DATA, policy: await standInPolicy() },
+    { signingKeyPem: keys.privatePem },
+  );
   await Promise.all([
     writeFile(hostilePath, negativePaxSizeBundle()),
-    writeFile(publicKeyPath, generateTestKeys().publicPem),
+    writeFile(publicKeyPath, keys.publicPem),
     writeFile(planPath, JSON.stringify({ format_version: '1.2', resource_changes: [] })),
     buildCli(),
   ]);
@@ -87,5 +99,36 @@ describe('a tar whose pax header has a negative size (issue 8, defect 2)', () =>
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toMatch(/^pulled: package hostile-pull/);
     expect(await readFile(first.bundlePath)).toEqual(good);
+  });
+});
+
+describe('a signed bundle whose data.json is swapped for a huge array of zeros (issue 8, defect 3)', () => {
+  /** The genuine bundle, .signatures.json included, with data.json replaced, streamed so the test stays small. */
+  async function withZeros(bytes: number): Promise<string> {
+    const path = join(dir, `zeros-${bytes}.tar.gz`);
+    const files = readTarGz(genuine).map((e) =>
+      e.name === 'data.json'
+        ? { name: e.name, ...zerosDataJson(bytes) }
+        : { name: e.name, size: e.data.length, chunks: [e.data] },
+    );
+    await writeFile(path, await streamedTarGz(files));
+    return path;
+  }
+
+  it.each([
+    ['120 MiB (240 KB packed)', 120 * 1024 * 1024, 'bundle expands past 33554432 bytes when decompressed'],
+    ['just under the 8 MiB limit for JSON files', 8 * 1024 * 1024 - 64, 'data.json: digest mismatch (signed'],
+    [
+      'just over it',
+      8 * 1024 * 1024 + 64,
+      'data.json is 8388672 bytes; the limit for this file is 8388608 bytes',
+    ],
+  ])('%s: refused (exit 4) within a 64 MB heap', async (_what, bytes, message) => {
+    const result = await cli(
+      ['bundle', 'verify', await withZeros(bytes), '--public-key', publicKeyPath],
+      SMALL_HEAP,
+    );
+    expect(result.stderr).toContain(message);
+    expect(result.exitCode).toBe(4);
   });
 });

@@ -1,6 +1,6 @@
 // Hand-made tar headers for hostile-input tests and the fuzzer: every field can be set to anything, including
 // values no honest writer produces (negative or non-numeric sizes, bad checksums, malformed pax records).
-import { gzipSync } from 'node:zlib';
+import { createGzip, gzipSync } from 'node:zlib';
 
 export const BLOCK = 512;
 
@@ -93,4 +93,41 @@ export function negativePaxSizeBundle(): Buffer {
     member({ type: 'x', name: 'x' }, paxRecord('size', '-1536')),
     member({ type: '5', name: 'd/' }),
   );
+}
+
+/** gzip of a tar holding these files, their data given in chunks, so that a huge file never sits in memory. */
+export async function streamedTarGz(files: Array<{ name: string; size: number; chunks: Iterable<Buffer> }>) {
+  const gzip = createGzip({ level: 9 });
+  const out: Buffer[] = [];
+  gzip.on('data', (chunk: Buffer) => out.push(chunk));
+  const done = new Promise((resolve, reject) => gzip.on('end', resolve).on('error', reject));
+  const write = (chunk: Buffer) =>
+    new Promise<void>((resolve) => (gzip.write(chunk) ? resolve() : gzip.once('drain', resolve)));
+  for (const file of files) {
+    await write(rawHeader({ name: file.name, size: file.size }));
+    let written = 0;
+    for (const chunk of file.chunks) {
+      await write(chunk);
+      written += chunk.length;
+    }
+    if (written !== file.size)
+      throw new Error(`${file.name}: ${written} bytes written, ${file.size} declared`);
+    await write(Buffer.alloc((BLOCK - (written % BLOCK)) % BLOCK));
+  }
+  gzip.end(Buffer.alloc(2 * BLOCK));
+  await done;
+  return Buffer.concat(out);
+}
+
+/** `{"tfgate":[0,0,…]}` of about `bytes` bytes, in 1 MiB chunks (issue 8, defect 3). */
+export function zerosDataJson(bytes: number): { size: number; chunks: Buffer[] } {
+  const open = Buffer.from('{"tfgate":[0');
+  const close = Buffer.from(']}');
+  const pairs = Math.max(0, Math.floor((bytes - open.length - close.length) / 2));
+  const chunk = Buffer.from(',0'.repeat(512 * 1024));
+  const chunks = [open];
+  for (let left = pairs; left > 0; left -= 512 * 1024)
+    chunks.push(left >= 512 * 1024 ? chunk : chunk.subarray(0, 2 * left));
+  chunks.push(close);
+  return { size: open.length + 2 * pairs + close.length, chunks };
 }

@@ -1,62 +1,29 @@
-// OPA's digest of a structured bundle file (v1/bundle/hash.go): parse the JSON, then hash a canonical
-// rendering in which object keys are sorted and primitives are encoded the way Go's encoding/json does.
-import { createHash, type Hash } from 'node:crypto';
+// OPA's digest of a structured bundle file (v1/bundle/hash.go): the JSON read as Go's encoding/json reads it,
+// rendered with object keys sorted and primitives encoded as Go writes them, then hashed. The rendering is
+// made in one forward pass over the bytes with no tree of values, so it takes memory about the size of its
+// output; and it is what opa reads, so the verifier parses it (not the raw file) for what the rules see.
+import { isUtf8 } from 'node:buffer';
+import { createHash } from 'node:crypto';
 
-/** A parsed JSON value that keeps each number's literal text: OPA decodes with UseNumber and hashes it as written. */
-type CanonicalValue =
-  | { t: 'object'; entries: Map<string, CanonicalValue> }
-  | { t: 'array'; items: CanonicalValue[] }
-  | { t: 'string'; value: string }
-  | { t: 'number'; literal: string }
-  | { t: 'literal'; literal: 'true' | 'false' | 'null' };
+/** Not JSON that tfgate and opa read the same way: the message says where and why. */
+export class CanonicalJsonError extends SyntaxError {
+  override readonly name = 'CanonicalJsonError';
+}
 
-/** SHA-256 of a structured file (data.json, .manifest) as OPA computes it; throws SyntaxError on invalid JSON. */
+/** Deeper documents are refused: tfgate's data is a few levels deep. */
+export const MAX_JSON_DEPTH = 512;
+
+/** SHA-256 of a structured file (data.json, .manifest) as OPA computes it; throws CanonicalJsonError. */
 export function canonicalJsonDigest(bytes: Uint8Array): Buffer {
-  const hash = createHash('sha256');
-  walk(parseCanonical(decodeUtf8(bytes)), hash);
-  return hash.digest();
+  return createHash('sha256').update(canonicalJson(bytes)).digest();
 }
 
-function decodeUtf8(bytes: Uint8Array): string {
-  let text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
-  // util.Unmarshal strips a UTF-8 byte order mark before parsing.
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  return text;
-}
-
-function walk(value: CanonicalValue, hash: Hash): void {
-  switch (value.t) {
-    case 'object': {
-      hash.update('{');
-      const keys = [...value.entries.keys()].sort(compareUtf8);
-      keys.forEach((key, i) => {
-        if (i > 0) hash.update(',');
-        hash.update(encodeGoString(key));
-        hash.update(':');
-        walk(value.entries.get(key)!, hash);
-      });
-      hash.update('}');
-      return;
-    }
-    case 'array':
-      hash.update('[');
-      value.items.forEach((item, i) => {
-        if (i > 0) hash.update(',');
-        walk(item, hash);
-      });
-      hash.update(']');
-      return;
-    case 'string':
-      hash.update(encodeGoString(value.value));
-      return;
-    default:
-      hash.update(value.literal);
-  }
-}
-
-/** Go sorts map keys byte-wise on UTF-8; JavaScript's default sort compares UTF-16 code units. */
-function compareUtf8(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+/**
+ * The bytes OPA hashes for a structured file: keys sorted byte-wise, duplicate keys resolved as Go resolves
+ * them (the last wins), lone surrogate escapes read as U+FFFD, numbers kept as written, no whitespace.
+ */
+export function canonicalJson(bytes: Uint8Array): Buffer {
+  return new Canonicalizer(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)).run();
 }
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
@@ -71,108 +38,325 @@ export function encodeGoString(value: string): string {
     .replace(/\u2029/g, '\\u2029');
 }
 
-/** A strict RFC 8259 parser that keeps number literals; duplicate keys keep the last value, as Go does. */
-function parseCanonical(text: string): CanonicalValue {
-  let pos = 0;
-  const fail = (what: string): never => {
-    throw new SyntaxError(`invalid JSON at character ${pos}: ${what}`);
-  };
-  const skipWhitespace = (): void => {
-    while (pos < text.length) {
-      const c = text.charCodeAt(pos);
-      if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) pos++;
-      else break;
+/** A growable byte buffer. */
+class Bytes {
+  buf = Buffer.allocUnsafe(64);
+  length = 0;
+
+  private room(n: number): void {
+    if (this.length + n <= this.buf.length) return;
+    let size = this.buf.length * 2;
+    while (size < this.length + n) size *= 2;
+    const next = Buffer.allocUnsafe(size);
+    this.buf.copy(next, 0, 0, this.length);
+    this.buf = next;
+  }
+
+  byte(b: number): void {
+    this.room(1);
+    this.buf[this.length++] = b;
+  }
+
+  bytes(src: Uint8Array, start: number, end: number): void {
+    const n = end - start;
+    this.room(n);
+    // Most tokens are a few bytes: a loop beats making a subarray for each.
+    if (n <= 32) {
+      const buf = this.buf;
+      let at = this.length;
+      for (let i = start; i < end; i++) buf[at++] = src[i]!;
+    } else {
+      this.buf.set(src.subarray(start, end), this.length);
     }
-  };
-  const parseString = (): string => {
-    // Find the closing quote, then let JSON.parse decode the escapes of exactly that token.
-    const start = pos;
-    pos++;
-    while (pos < text.length) {
-      const c = text.charCodeAt(pos);
-      if (c === 0x22) {
-        pos++;
-        return JSON.parse(text.slice(start, pos)) as string;
-      }
-      if (c === 0x5c) pos += 2;
-      else if (c < 0x20) fail('control character in string');
-      else pos++;
+    this.length += n;
+  }
+}
+
+interface ObjectFrame {
+  parent: Bytes;
+  /** The members' rendered values, one after the other; starts/ends index into it. */
+  values: Bytes;
+  keys: string[];
+  /** Each key as Go writes it: a [start, end) range of the input when it can be copied, else its encoding. */
+  encodedKeys: Array<Buffer | number>;
+  starts: number[];
+  ends: number[];
+  /** Some key has a UTF-16 unit at or past U+D800, where UTF-16 order and Go's UTF-8 order differ. */
+  wide: boolean;
+}
+type Frame = ObjectFrame | 'array';
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+
+class Canonicalizer {
+  private pos = 0;
+  private out = new Bytes();
+  private readonly root = this.out;
+  private readonly stack: Frame[] = [];
+
+  constructor(private readonly src: Buffer) {}
+
+  private fail(what: string): never {
+    throw new CanonicalJsonError(`invalid JSON at byte ${this.pos}: ${what}`);
+  }
+
+  run(): Buffer {
+    const src = this.src;
+    // util.Unmarshal strips a UTF-8 byte order mark before parsing.
+    if (src[0] === 0xef && src[1] === 0xbb && src[2] === 0xbf) this.pos = 3;
+    // Go reads each invalid byte as U+FFFD where JSON.parse may read several as one: refuse them instead.
+    if (!isUtf8(src.subarray(this.pos))) throw new CanonicalJsonError('not valid UTF-8');
+    // Iterative, with an explicit stack: a value either completes or opens a container to read into.
+    for (;;) {
+      if (this.value() === 'opened') continue;
+      if (this.afterValue()) return Buffer.from(this.root.buf.subarray(0, this.root.length));
     }
-    return fail('unterminated string');
-  };
-  const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
-  const parseValue = (depth: number): CanonicalValue => {
-    if (depth > 512) fail('nesting too deep');
-    skipWhitespace();
-    const c = text[pos];
-    if (c === '{') {
+  }
+
+  private skipWhitespace(): void {
+    const src = this.src;
+    let pos = this.pos;
+    while (pos < src.length) {
+      const c = src[pos]!;
+      if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) break;
       pos++;
-      const entries = new Map<string, CanonicalValue>();
-      skipWhitespace();
-      if (text[pos] === '}') {
-        pos++;
-        return { t: 'object', entries };
+    }
+    this.pos = pos;
+  }
+
+  /** One value, or the opening of a container whose first element (or member's value) is read next. */
+  private value(): 'opened' | 'done' {
+    this.skipWhitespace();
+    const c = this.src[this.pos];
+    if (c === 0x7b || c === 0x5b) {
+      if (this.stack.length >= MAX_JSON_DEPTH) this.fail(`nested deeper than ${MAX_JSON_DEPTH} levels`);
+      this.pos++;
+      this.skipWhitespace();
+      if (c === 0x5b) {
+        this.out.byte(0x5b);
+        this.stack.push('array');
+        if (this.src[this.pos] === 0x5d) {
+          this.pos++;
+          this.out.byte(0x5d);
+          this.stack.pop();
+          return 'done';
+        }
+        return 'opened';
       }
-      for (;;) {
-        skipWhitespace();
-        if (text[pos] !== '"') fail('expected a string key');
-        const key = parseString();
-        skipWhitespace();
-        if (text[pos] !== ':') fail("expected ':'");
-        pos++;
-        entries.delete(key);
-        entries.set(key, parseValue(depth + 1));
-        skipWhitespace();
-        if (text[pos] === ',') {
-          pos++;
+      const frame: ObjectFrame = {
+        parent: this.out,
+        values: new Bytes(),
+        keys: [],
+        encodedKeys: [],
+        starts: [],
+        ends: [],
+        wide: false,
+      };
+      this.stack.push(frame);
+      this.out = frame.values;
+      if (this.src[this.pos] === 0x7d) {
+        this.pos++;
+        this.closeObject();
+        return 'done';
+      }
+      this.member(frame);
+      return 'opened';
+    }
+    if (c === QUOTE) {
+      const start = this.pos;
+      const { end, plain } = this.scanString();
+      if (plain) this.out.bytes(this.src, start, end);
+      else {
+        const encoded = Buffer.from(encodeGoString(this.decodeString(start, end)), 'utf8');
+        this.out.bytes(encoded, 0, encoded.length);
+      }
+      return 'done';
+    }
+    if (c === 0x74 || c === 0x66 || c === 0x6e) {
+      const literal = c === 0x74 ? 'true' : c === 0x66 ? 'false' : 'null';
+      if (this.src.toString('latin1', this.pos, this.pos + literal.length) !== literal)
+        this.fail('expected a value');
+      this.out.bytes(this.src, this.pos, this.pos + literal.length);
+      this.pos += literal.length;
+      return 'done';
+    }
+    if (c === 0x2d || (c !== undefined && c >= 0x30 && c <= 0x39)) {
+      const start = this.pos;
+      this.scanNumber();
+      this.out.bytes(this.src, start, this.pos);
+      return 'done';
+    }
+    return this.fail(c === undefined ? 'unexpected end of input' : 'expected a value');
+  }
+
+  /** After a value: close what it ends; false when the next member or element follows, true at the end. */
+  private afterValue(): boolean {
+    for (;;) {
+      this.skipWhitespace();
+      const top = this.stack[this.stack.length - 1];
+      const c = this.src[this.pos];
+      if (top === undefined) {
+        if (this.pos !== this.src.length) this.fail('unexpected data after the top-level value');
+        return true;
+      }
+      if (top === 'array') {
+        this.pos++;
+        if (c === COMMA) {
+          this.out.byte(COMMA);
+          return false;
+        }
+        if (c === 0x5d) {
+          this.out.byte(0x5d);
+          this.stack.pop();
           continue;
         }
-        if (text[pos] === '}') {
-          pos++;
-          return { t: 'object', entries };
-        }
-        fail("expected ',' or '}'");
+        this.pos--;
+        this.fail("expected ',' or ']'");
       }
+      top.ends.push(this.out.length);
+      if (c === COMMA) {
+        this.pos++;
+        this.member(top);
+        return false;
+      }
+      if (c === 0x7d) {
+        this.pos++;
+        this.closeObject();
+        continue;
+      }
+      this.fail("expected ',' or '}'");
     }
-    if (c === '[') {
-      pos++;
-      const items: CanonicalValue[] = [];
-      skipWhitespace();
-      if (text[pos] === ']') {
-        pos++;
-        return { t: 'array', items };
+  }
+
+  /** A key and its colon; the value is read next. */
+  private member(frame: ObjectFrame): void {
+    this.skipWhitespace();
+    const start = this.pos;
+    if (this.src[start] !== QUOTE) this.fail('expected a string key');
+    const { end, plain } = this.scanString();
+    const key = plain ? this.src.toString('utf8', start + 1, end - 1) : this.decodeString(start, end);
+    frame.keys.push(key);
+    frame.encodedKeys.push(plain ? start : Buffer.from(encodeGoString(key), 'utf8'));
+    if (!frame.wide && /[\uD800-\uFFFF]/.test(key)) frame.wide = true;
+    this.skipWhitespace();
+    if (this.src[this.pos] !== COLON) this.fail("expected ':'");
+    this.pos++;
+    frame.starts.push(frame.values.length);
+  }
+
+  /** Write the object's members to its parent in Go's key order, the last of equal keys winning. */
+  private closeObject(): void {
+    const frame = this.stack.pop() as ObjectFrame;
+    const { keys, encodedKeys, starts, ends, values } = frame;
+    const order = keys.map((_, i) => i);
+    // Array.prototype.sort is stable, so equal keys stay in document order and the last one is kept.
+    order.sort(
+      frame.wide
+        ? (a, b) => Buffer.compare(Buffer.from(keys[a]!, 'utf8'), Buffer.from(keys[b]!, 'utf8'))
+        : (a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : 0),
+    );
+    const out = frame.parent;
+    out.byte(0x7b);
+    let first = true;
+    for (let i = 0; i < order.length; i++) {
+      const k = order[i]!;
+      if (i + 1 < order.length && keys[order[i + 1]!] === keys[k]) continue;
+      if (!first) out.byte(COMMA);
+      first = false;
+      const encoded = encodedKeys[k]!;
+      if (typeof encoded === 'number') {
+        out.bytes(this.src, encoded, encoded + Buffer.byteLength(keys[k]!, 'utf8') + 2);
+      } else {
+        out.bytes(encoded, 0, encoded.length);
       }
-      for (;;) {
-        items.push(parseValue(depth + 1));
-        skipWhitespace();
-        if (text[pos] === ',') {
-          pos++;
+      out.byte(COLON);
+      out.bytes(values.buf, starts[k]!, ends[k]!);
+    }
+    out.byte(0x7d);
+    this.out = out;
+  }
+
+  /**
+   * Find the end of the string at pos. `plain`: no escapes and no U+2028/U+2029, so Go writes it exactly
+   * as it is written here and its bytes can be copied.
+   */
+  private scanString(): { end: number; plain: boolean } {
+    const src = this.src;
+    let i = this.pos + 1;
+    let plain = true;
+    for (;;) {
+      if (i >= src.length) {
+        this.pos = i;
+        this.fail('unterminated string');
+      }
+      const b = src[i]!;
+      if (b === QUOTE) break;
+      if (b === BACKSLASH) {
+        plain = false;
+        const e = src[i + 1];
+        if (e === 0x75) {
+          if (!/^[0-9a-fA-F]{4}$/.test(src.toString('latin1', i + 2, i + 6))) {
+            this.pos = i;
+            this.fail('invalid \\u escape');
+          }
+          i += 6;
           continue;
         }
-        if (text[pos] === ']') {
-          pos++;
-          return { t: 'array', items };
+        // " \ / b f n r t
+        if (
+          e === 0x22 ||
+          e === 0x5c ||
+          e === 0x2f ||
+          e === 0x62 ||
+          e === 0x66 ||
+          e === 0x6e ||
+          e === 0x72 ||
+          e === 0x74
+        ) {
+          i += 2;
+          continue;
         }
-        fail("expected ',' or ']'");
+        this.pos = i;
+        this.fail('invalid escape');
       }
-    }
-    if (c === '"') return { t: 'string', value: parseString() };
-    for (const literal of ['true', 'false', 'null'] as const) {
-      if (text.startsWith(literal, pos)) {
-        pos += literal.length;
-        return { t: 'literal', literal };
+      if (b < 0x20) {
+        this.pos = i;
+        this.fail('control character in string');
       }
+      if (b === 0xe2 && src[i + 1] === 0x80 && (src[i + 2] === 0xa8 || src[i + 2] === 0xa9)) plain = false;
+      i++;
     }
-    NUMBER.lastIndex = pos;
-    const match = NUMBER.exec(text);
-    if (match) {
-      pos += match[0].length;
-      return { t: 'number', literal: match[0] };
+    this.pos = i + 1;
+    return { end: i + 1, plain };
+  }
+
+  /** The string token [start, end) as Go decodes it: escapes resolved, lone surrogates read as U+FFFD. */
+  private decodeString(start: number, end: number): string {
+    return (JSON.parse(this.src.toString('utf8', start, end)) as string).replace(LONE_SURROGATE, '\uFFFD');
+  }
+
+  /** RFC 8259: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
+  private scanNumber(): void {
+    const src = this.src;
+    const digits = (): number => {
+      const from = this.pos;
+      while (this.pos < src.length && src[this.pos]! >= 0x30 && src[this.pos]! <= 0x39) this.pos++;
+      return this.pos - from;
+    };
+    if (src[this.pos] === 0x2d) this.pos++;
+    if (src[this.pos] === 0x30) this.pos++;
+    else if (digits() === 0) this.fail('invalid number');
+    if (src[this.pos] === 0x2e) {
+      this.pos++;
+      if (digits() === 0) this.fail('invalid number');
     }
-    return fail('expected a value');
-  };
-  const value = parseValue(0);
-  skipWhitespace();
-  if (pos !== text.length) fail('unexpected data after the top-level value');
-  return value;
+    if (src[this.pos] === 0x65 || src[this.pos] === 0x45) {
+      this.pos++;
+      if (src[this.pos] === 0x2b || src[this.pos] === 0x2d) this.pos++;
+      if (digits() === 0) this.fail('invalid number');
+    }
+  }
 }

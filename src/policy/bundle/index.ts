@@ -16,6 +16,8 @@ export * from './format.js';
 export { keyIdFor, loadSigningKey, loadVerificationKey, publicKeyPem } from './jws.js';
 export { DEFAULT_TAR_LIMITS, type TarLimits } from './tar.js';
 export {
+  type BundleLimits,
+  DEFAULT_BUNDLE_LIMITS,
   UNSIGNED_BUNDLE_WARNING,
   type VerifiedBundle,
   type VerifyBundleOptions,

@@ -1,14 +1,18 @@
 // Verify a bundle before any of it is used: the JWS, its scope, and every file's digest, as opa does;
-// then the layout tfgate relies on, so that tfgate and opa read exactly the same files.
+// then the layout tfgate relies on, so that tfgate and opa read exactly the same files. Bounded whatever
+// the input: sizes are capped before bytes are read, the signature is checked before any file is hashed,
+// raw digests before structured ones, and nothing is parsed before its digest matched.
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { BundleVerificationError } from '../../errors/index.js';
 import type { PolicyData } from '../data.js';
-import { fileDigest } from './build.js';
+import { CanonicalJsonError, canonicalJson } from './canonical-json.js';
 import {
   BUNDLE_ROOT,
   type BundleManifest,
   DATA_FILE,
   HASH_ALGORITHM,
+  isStructuredFile,
   MANIFEST_FILE,
   manifestSchema,
   REGO_DIR,
@@ -29,8 +33,21 @@ export interface VerifyBundleOptions {
   scope?: string;
   /** Accept a bundle without .signatures.json. INSECURE: callers must warn every time it is used. */
   allowUnsigned?: boolean;
-  limits?: Partial<TarLimits>;
+  limits?: Partial<BundleLimits>;
 }
+
+export interface BundleLimits extends TarLimits {
+  /** Largest structured file (.manifest, data.json): these are rendered canonically to be hashed. */
+  maxJsonFileBytes: number;
+  /** Largest .signatures.json (one JWS listing a handful of files). */
+  maxSignaturesBytes: number;
+}
+
+export const DEFAULT_BUNDLE_LIMITS: BundleLimits = {
+  ...DEFAULT_TAR_LIMITS,
+  maxJsonFileBytes: 8 * 1024 * 1024,
+  maxSignaturesBytes: 1024 * 1024,
+};
 
 export interface VerifiedBundle {
   manifest: BundleManifest;
@@ -60,17 +77,15 @@ export async function verifyBundle(
   bytes: Uint8Array,
   options: VerifyBundleOptions = {},
 ): Promise<VerifiedBundle> {
-  const entries = readTarGz(bytes, { ...DEFAULT_TAR_LIMITS, ...options.limits });
+  const limits = { ...DEFAULT_BUNDLE_LIMITS, ...options.limits };
+  const entries = readTarGz(bytes, limits);
+  checkSizes(entries, limits);
   const signatureEntry = entries.find((e) => e.name === SIGNATURES_FILE);
   const contentEntries = entries.filter((e) => e !== signatureEntry);
 
-  let signed = false;
-  let keyId: string | undefined;
-  let scope: string | undefined;
-  const digests = new Map<string, string>();
+  let signature: VerifiedSignature | undefined;
   if (signatureEntry) {
-    ({ keyId, scope } = verifySignature(signatureEntry, contentEntries, options));
-    signed = true;
+    signature = verifySignature(signatureEntry, contentEntries, options);
   } else if (!options.allowUnsigned) {
     refuse(
       'bundle_unsigned',
@@ -78,9 +93,9 @@ export async function verifyBundle(
       'use a bundle signed with the platform key (tfgate bundle build --signing-key, or the service)',
     );
   }
-  for (const entry of contentEntries) digests.set(entry.name, safeDigest(entry));
+  const { digests, canonical } = checkDigests(contentEntries, signature?.listed);
 
-  const contents = readLayout(contentEntries);
+  const contents = readLayout(contentEntries, canonical);
   if (
     options.expectedPackageId !== undefined &&
     contents.manifest.metadata.package_id !== options.expectedPackageId
@@ -92,14 +107,14 @@ export async function verifyBundle(
   }
   const packageId = contents.manifest.metadata.package_id;
   if (
-    signed &&
+    signature &&
     options.scope === undefined &&
     options.expectedPackageId === undefined &&
-    scope !== packageId
+    signature.scope !== packageId
   ) {
     refuse(
       'scope_mismatch',
-      `scope mismatch: the signature's scope is ${JSON.stringify(scope ?? '')}, but the bundle is for package ${JSON.stringify(packageId)}`,
+      `scope mismatch: the signature's scope is ${JSON.stringify(signature.scope ?? '')}, but the bundle is for package ${JSON.stringify(packageId)}`,
     );
   }
   return {
@@ -109,18 +124,47 @@ export async function verifyBundle(
     data: contents.data,
     wasm: contents.wasm,
     files: contentEntries.map((e) => ({ name: e.name, size: e.data.length, sha256: digests.get(e.name)! })),
-    signed,
-    keyId,
-    scope,
+    signed: signature !== undefined,
+    keyId: signature?.keyId,
+    scope: signature?.scope,
   };
 }
 
-/** OPA's checks (verify.go): exactly one JWS, a good signature, the scope, then every file against the list. */
+/** Sizes first, from the tar headers: nothing larger than its limit is ever parsed or hashed. */
+function checkSizes(entries: readonly TarEntry[], limits: BundleLimits): void {
+  for (const entry of entries) {
+    const limit =
+      entry.name === SIGNATURES_FILE
+        ? limits.maxSignaturesBytes
+        : isStructuredFile(entry.name)
+          ? limits.maxJsonFileBytes
+          : undefined;
+    if (limit !== undefined && entry.data.length > limit) {
+      refuse(
+        'bundle_too_large',
+        `${entry.name} is ${entry.data.length} bytes; the limit for this file is ${limit} bytes`,
+        'a policy bundle is small: use the bundle exactly as `tfgate bundle build` or the service produced it',
+      );
+    }
+  }
+}
+
+interface VerifiedSignature {
+  keyId: string | undefined;
+  scope: string | undefined;
+  /** The signed digest of every content file, by name. */
+  listed: Map<string, string>;
+}
+
+/**
+ * OPA's checks (verify.go): exactly one JWS, a good signature, the scope; then every file named in the
+ * list and every listed file present, all before any file is hashed.
+ */
 function verifySignature(
   signatureEntry: TarEntry,
   contentEntries: readonly TarEntry[],
   options: VerifyBundleOptions,
-): { keyId: string | undefined; scope: string | undefined } {
+): VerifiedSignature {
   if (options.publicKeyPem === undefined) {
     refuse(
       'public_key_required',
@@ -151,48 +195,84 @@ function verifySignature(
     );
   }
 
-  const listed = new Map<string, { hash: string; algorithm: string }>();
+  const listed = new Map<string, string>();
   for (const file of payload.data.files) {
     // OPA compares names without a leading slash.
     const name = file.name.replace(/^\//, '');
     if (listed.has(name)) refuse('signature_malformed', `${SIGNATURES_FILE}: ${name} is listed twice`);
-    listed.set(name, file);
+    if (file.algorithm !== HASH_ALGORITHM) {
+      refuse('signature_algorithm', `${name}: digest algorithm ${file.algorithm} is not ${HASH_ALGORITHM}`);
+    }
+    listed.set(name, file.hash.toLowerCase());
   }
   for (const entry of contentEntries) {
-    const file = listed.get(entry.name);
-    if (!file) {
+    if (!listed.has(entry.name)) {
       refuse(
         'file_not_signed',
         `${entry.name}: file is in the bundle but not listed in ${SIGNATURES_FILE}`,
         'the bundle was altered after signing; use the bundle as it was signed',
       );
     }
-    if (file.algorithm !== HASH_ALGORITHM) {
-      refuse(
-        'signature_algorithm',
-        `${entry.name}: digest algorithm ${file.algorithm} is not ${HASH_ALGORITHM}`,
-      );
-    }
-    const actual = safeDigest(entry);
-    if (actual !== file.hash.toLowerCase()) {
+  }
+  const present = new Set(contentEntries.map((e) => e.name));
+  const missing = [...listed.keys()].filter((name) => !present.has(name));
+  if (missing.length > 0) {
+    refuse('file_missing', `${missing.join(', ')}: listed in ${SIGNATURES_FILE} but not found in the bundle`);
+  }
+  return {
+    keyId: (jws.header.kid as string | undefined) ?? payload.data.keyid,
+    scope: payload.data.scope,
+    listed,
+  };
+}
+
+/**
+ * Every file's digest, compared with the signed one as soon as it is known: files opa hashes byte for byte
+ * first (one pass, no parsing), then the structured ones through their canonical rendering, which is kept
+ * because it is exactly what opa reads.
+ */
+function checkDigests(
+  entries: readonly TarEntry[],
+  listed: Map<string, string> | undefined,
+): { digests: Map<string, string>; canonical: Map<string, Buffer> } {
+  const digests = new Map<string, string>();
+  const canonical = new Map<string, Buffer>();
+  const check = (entry: TarEntry, hashed: Uint8Array) => {
+    const actual = createHash('sha256').update(hashed).digest('hex');
+    const signed = listed?.get(entry.name);
+    if (listed && actual !== signed) {
       refuse(
         'digest_mismatch',
-        `${entry.name}: digest mismatch (signed ${file.hash}, got ${actual}): the file was altered after signing`,
+        `${entry.name}: digest mismatch (signed ${signed}, got ${actual}): the file was altered after signing`,
       );
     }
-    listed.delete(entry.name);
+    digests.set(entry.name, actual);
+  };
+  for (const entry of entries) if (!isStructuredFile(entry.name)) check(entry, entry.data);
+  for (const entry of entries) {
+    if (!isStructuredFile(entry.name)) continue;
+    let rendered: Buffer;
+    try {
+      rendered = canonicalJson(entry.data);
+    } catch (error) {
+      if (!(error instanceof CanonicalJsonError)) throw error;
+      return refuse(
+        'digest_mismatch',
+        `${entry.name}: digest mismatch (not JSON that tfgate and opa read the same way: ${error.message})`,
+        'the bundle was altered after signing; use the bundle as it was signed',
+      );
+    }
+    check(entry, rendered);
+    canonical.set(entry.name, rendered);
   }
-  if (listed.size > 0) {
-    refuse(
-      'file_missing',
-      `${[...listed.keys()].join(', ')}: listed in ${SIGNATURES_FILE} but not found in the bundle`,
-    );
-  }
-  return { keyId: (jws.header.kid as string | undefined) ?? payload.data.keyid, scope: payload.data.scope };
+  return { digests, canonical };
 }
 
 /** Exactly the files tfgate reads, and nothing opa would read differently (nested data, stray manifests). */
-function readLayout(entries: readonly TarEntry[]): {
+function readLayout(
+  entries: readonly TarEntry[],
+  canonical: ReadonlyMap<string, Buffer>,
+): {
   manifest: BundleManifest;
   data: PolicyData;
   wasm: Buffer;
@@ -208,15 +288,20 @@ function readLayout(entries: readonly TarEntry[]): {
   const byName = new Map(entries.map((e) => [e.name, e.data]));
   const need = (name: string): Buffer =>
     byName.get(name) ?? refuse('bundle_incomplete', `${name}: missing from the bundle`);
+  // The canonical rendering, not the raw file: the same value opa reads (duplicate keys, escapes resolved).
+  const json = (name: string): unknown => {
+    need(name);
+    return parseJson(canonical.get(name)!, name);
+  };
 
-  const manifest = manifestSchema.safeParse(parseJson(need(MANIFEST_FILE), MANIFEST_FILE));
+  const manifest = manifestSchema.safeParse(json(MANIFEST_FILE));
   if (!manifest.success) {
     refuse(
       'bundle_invalid_manifest',
       `${MANIFEST_FILE}: ${manifest.error.issues.map(describeIssue).join('; ')}`,
     );
   }
-  const dataDoc = parseJson(need(DATA_FILE), DATA_FILE) as Record<string, unknown> | null;
+  const dataDoc = json(DATA_FILE) as Record<string, unknown> | null;
   const data = policyDataSchema.safeParse(dataDoc?.[BUNDLE_ROOT]);
   if (!data.success)
     refuse('bundle_invalid_data', `${DATA_FILE}: expected the policy data under "${BUNDLE_ROOT}"`);
@@ -230,18 +315,6 @@ function readLayout(entries: readonly TarEntry[]): {
   if (wasm.length < 8 || wasm.readUInt32BE(0) !== 0x0061736d)
     refuse('bundle_invalid_wasm', `${WASM_FILE}: not a wasm module`);
   return { manifest: manifest.data, data: data.data as unknown as PolicyData, wasm };
-}
-
-/** A structured file that is not JSON cannot match any signed digest: say so, naming the file. */
-function safeDigest(entry: TarEntry): string {
-  try {
-    return fileDigest(entry).toString('hex');
-  } catch (error) {
-    return refuse(
-      'digest_mismatch',
-      `${entry.name}: digest mismatch (not valid JSON: ${(error as Error).message})`,
-    );
-  }
 }
 
 function parseJson(bytes: Buffer, name: string): unknown {
