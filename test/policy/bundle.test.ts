@@ -287,6 +287,48 @@ describe('bundle verification refuses', () => {
   });
 });
 
+describe('what a verified bundle hands to the rules is what opa reads', () => {
+  const withDataText = (b: Buffer, text: string) =>
+    rewriteBundle(b, (entries) =>
+      entries.map((e) => (e.name === 'data.json' ? { ...e, data: Buffer.from(text, 'utf8') } : e)),
+    );
+
+  it('a duplicate key: the last one wins, as in opa, whatever the first one said', async () => {
+    const genuine = JSON.stringify(STAND_IN_DATA);
+    const text = `{"tfgate": {"package_id": "payments", "sanctioned_kinds": ["*"]}, "tfgate": ${genuine}}`;
+    const verified = await verifyBundle(withDataText(bundle, text), { publicKeyPem: keys.publicPem });
+    expect(verified.data).toEqual(STAND_IN_DATA);
+    const swapped = `{"tfgate": ${genuine}, "tfgate": {"package_id": "payments", "sanctioned_kinds": ["*"]}}`;
+    expect((await refusal(withDataText(bundle, swapped))).code).toBe('digest_mismatch');
+  });
+
+  it('a lone surrogate escape: read as U+FFFD, as opa reads it, not as the raw surrogate', async () => {
+    const data = { ...STAND_IN_DATA, catalog: { ...STAND_IN_DATA.catalog, 'aws_\ufffd': 'queue' } };
+    const signed = build({ data });
+    // Signed with U+FFFD; written back with "\ud800", which Go (and so opa) decodes to the same U+FFFD.
+    const text = JSON.stringify({ tfgate: data }).replace('\ufffd', '\\ud800');
+    const verified = await verifyBundle(withDataText(signed, text), { publicKeyPem: keys.publicPem });
+    expect(Object.keys(verified.data.catalog)).toContain('aws_\ufffd');
+    expect(Object.keys(verified.data.catalog)).not.toContain('aws_\ud800');
+  });
+
+  it('checks the signature before reading any file: a bad signature is reported, not the broken JSON', async () => {
+    const broken = withDataText(bundle, '{"tfgate": [');
+    expect((await refusal(broken, { publicKeyPem: otherKeys.publicPem })).code).toBe('signature_invalid');
+    expect((await refusal(broken)).message).toContain(
+      'data.json: digest mismatch (not JSON that tfgate and opa read the same way',
+    );
+  });
+
+  it('refuses a JSON file over its limit from its size alone', async () => {
+    const error = await refusal(bundle, { limits: { maxJsonFileBytes: 100 } });
+    expect(error.code).toBe('bundle_too_large');
+    expect(error.message).toMatch(
+      /^(\.manifest|data\.json) is \d+ bytes; the limit for this file is 100 bytes$/,
+    );
+  });
+});
+
 describe('canonical JSON digest (OPA hash.go)', () => {
   it('ignores key order and whitespace but keeps number literals and array order', () => {
     const d = (s: string) => canonicalJsonDigest(Buffer.from(s)).toString('hex');
