@@ -1,10 +1,13 @@
 // `tfgate bundle pull`: download a package's signed bundle and the platform public key, verify them, and
-// cache them by ETag, so a pipeline pulls once and then decides with no service call.
+// cache them by ETag, so a pipeline pulls once and then decides with no service call. The cache is input
+// like any other: a cached bundle is used only when it verifies and its signed revision is the one the
+// service has just confirmed as current, and its files are owner-only and written whole.
 
-import { mkdir, readFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { CLIENT_FLAG_NAMES, clientFlagsSchema, ServiceClient, type TransportDeps } from '../client/index.js';
+import { isTfgateError, UsageError } from '../errors/index.js';
 import { nonEmpty, packageIdSchema, parseOptions } from '../options/common.js';
 import { type VerifiedBundle, verifyBundle } from '../policy/bundle/index.js';
 import { writeFileAtomic } from '../report/index.js';
@@ -66,28 +69,93 @@ export interface BundlePullResult {
   revision: string;
   etag?: string;
   keyId?: string;
-  /** True when the service answered 304 and the cached bundle was reused (after verifying it again). */
+  /**
+   * True when the service answered 304 and the cached bundle was reused: verified again, and its signed
+   * revision is the one the service confirmed as current.
+   */
   fromCache: boolean;
+  /** What was found wrong in the cache and so not trusted (downloaded again or replaced), in plain words. */
+  cacheNotes: string[];
 }
 
-/** Each cache file is whole or absent. */
+/** Cache files are the owner's alone: nobody else may swap a bundle or a key in between two runs. */
+const FILE_MODE = 0o600;
+const DIR_MODE = 0o700;
+
+/** Each cache file is whole or absent, and owner-only from its first byte. */
 function writeAtomic(path: string, content: string | Buffer): Promise<void> {
-  return writeFileAtomic(path, content, {
-    code: 'cache_not_written',
-    what: 'the bundle cache file',
-    hint: 'check that --dir is writable',
-  });
+  return writeFileAtomic(
+    path,
+    content,
+    { code: 'cache_not_written', what: 'the bundle cache file', hint: 'check that --dir is writable' },
+    FILE_MODE,
+  );
 }
 
-async function readCache(dir: string): Promise<{ meta: CacheMeta; bundle: Buffer } | undefined> {
+/** Owned by someone else, or writable by others: what it holds may have been put there by anyone. */
+function unsafeMode(stats: { mode: number; uid: number }): boolean {
+  return (stats.mode & 0o022) !== 0 || (process.getuid !== undefined && stats.uid !== process.getuid());
+}
+
+async function makePrivateDir(dir: string): Promise<void> {
   try {
-    const meta = cacheMetaSchema.safeParse(JSON.parse(await readFile(join(dir, 'meta.json'), 'utf8')));
-    if (!meta.success) return undefined;
-    return { meta: meta.data, bundle: await readFile(join(dir, 'bundle.tar.gz')) };
-  } catch {
-    // No cache, or a damaged one: download again.
+    await mkdir(dir, { recursive: true, mode: DIR_MODE });
+    await chmod(dir, DIR_MODE);
+  } catch (error) {
+    throw new UsageError(
+      'cache_not_written',
+      `cannot make the bundle cache ${dir} private: ${(error as Error).message}`,
+      {
+        hint: 'use a --dir that you own',
+        cause: error,
+      },
+    );
+  }
+}
+
+/** The service's ETag is the bundle revision (service contract): `"<revision>"`, possibly weak. */
+export function etagRevision(etag: string): string {
+  return etag
+    .trim()
+    .replace(/^W\//, '')
+    .replace(/^"(.*)"$/, '$1');
+}
+
+/** What the cache holds, if it can be trusted as far as a cache can: checked again against the service. */
+async function readCache(
+  dir: string,
+  packageId: string,
+  notes: string[],
+): Promise<{ meta: CacheMeta; bundle: Buffer } | undefined> {
+  const dirStats = await lstat(dir).catch(() => undefined);
+  if (!dirStats) return undefined;
+  if (!dirStats.isDirectory() || unsafeMode(dirStats)) {
+    notes.push(
+      `the cache directory ${dir} is not a private directory (mode ${(dirStats.mode & 0o777).toString(8)}): nothing in it was trusted`,
+    );
     return undefined;
   }
+  const read = async (name: string): Promise<Buffer | undefined> => {
+    const path = join(dir, name);
+    const stats = await lstat(path).catch(() => undefined);
+    if (!stats) return undefined;
+    if (!stats.isFile() || unsafeMode(stats)) {
+      notes.push(`${path} is not a private regular file: not trusted`);
+      return undefined;
+    }
+    return readFile(path);
+  };
+  const [metaBytes, bundle] = await Promise.all([read('meta.json'), read('bundle.tar.gz')]);
+  if (!metaBytes || !bundle) return undefined;
+  let meta: CacheMeta | undefined;
+  try {
+    const parsed = cacheMetaSchema.safeParse(JSON.parse(metaBytes.toString('utf8')));
+    if (parsed.success && parsed.data.package_id === packageId) meta = parsed.data;
+  } catch {
+    // reported below
+  }
+  if (!meta) notes.push(`${join(dir, 'meta.json')} is damaged or not for package ${packageId}: not trusted`);
+  return meta && { meta, bundle };
 }
 
 export interface BundlePullContext {
@@ -110,33 +178,44 @@ export async function runBundlePull(
     const verify = (bytes: Uint8Array): Promise<VerifiedBundle> =>
       verifyBundle(bytes, { publicKeyPem, expectedPackageId: options.packageId });
 
-    const cached = await readCache(dir);
+    const notes: string[] = [];
+    const cached = await readCache(dir, options.packageId, notes);
     let verified: VerifiedBundle | undefined;
+    let bytes: Buffer | undefined;
     let etag: string | undefined;
-    let fromCache = false;
     if (cached?.meta.etag && cached.meta.base_url === client.baseUrl) {
       const download = await client.bundle(options.packageId, cached.meta.etag);
       if (download.status === 'not-modified') {
-        // Still verify what is on disk: a cache can be tampered with between runs.
-        verified = await verify(cached.bundle).catch(() => undefined);
-        if (verified) {
-          fromCache = true;
-          etag = cached.meta.etag;
-        }
+        // The service confirmed the ETag, so the revision, as current: the cached bytes must be exactly
+        // that signed revision. Anything else (tampered, or an older bundle put back) is downloaded again.
+        verified = await reuseCached(cached, etagRevision(cached.meta.etag), verify, notes);
+        if (verified) etag = cached.meta.etag;
       } else {
-        verified = await verify(download.bytes);
-        await mkdir(dir, { recursive: true });
-        await writeAtomic(bundlePath, download.bytes);
-        etag = download.etag;
+        ({ bytes, etag } = download);
+        verified = await verify(bytes);
       }
     }
+    const fromCache = verified !== undefined && bytes === undefined;
     if (!verified) {
       const download = await client.bundle(options.packageId);
       if (download.status !== 'downloaded') throw new Error('unreachable: unconditional GET answered 304');
-      verified = await verify(download.bytes);
-      await mkdir(dir, { recursive: true });
-      await writeAtomic(bundlePath, download.bytes);
-      etag = download.etag;
+      ({ bytes, etag } = download);
+      verified = await verify(bytes);
+    }
+    if (etag !== undefined && etagRevision(etag) !== verified.revision) {
+      // Without an ETag that names the revision, a 304 could not be checked: fetch in full next time.
+      notes.push(
+        `the service's ETag ${etag} does not name the bundle's signed revision ${verified.revision}; it is not kept, so the next pull downloads the bundle again`,
+      );
+      etag = undefined;
+    }
+
+    await makePrivateDir(dir);
+    if (bytes) await writeAtomic(bundlePath, bytes);
+    else await chmod(bundlePath, FILE_MODE);
+    const oldKey = await readFile(publicKeyPath, 'utf8').catch(() => undefined);
+    if (oldKey !== undefined && oldKey !== publicKeyPem) {
+      notes.push(`${publicKeyPath} differed from the service's public key (rotated, or altered): replaced`);
     }
     await writeAtomic(publicKeyPath, publicKeyPem);
     const meta: CacheMeta = {
@@ -156,16 +235,47 @@ export async function runBundlePull(
       ...(etag ? { etag } : {}),
       ...(verified.keyId ? { keyId: verified.keyId } : {}),
       fromCache,
+      cacheNotes: notes,
     };
   } finally {
     await client.close();
   }
 }
 
+/** The cached bundle, if it verifies and carries the revision the service just confirmed; else a note why not. */
+async function reuseCached(
+  cached: { meta: CacheMeta; bundle: Buffer },
+  confirmed: string,
+  verify: (bytes: Uint8Array) => Promise<VerifiedBundle>,
+  notes: string[],
+): Promise<VerifiedBundle | undefined> {
+  let verified: VerifiedBundle;
+  try {
+    verified = await verify(cached.bundle);
+  } catch (error) {
+    if (!isTfgateError(error)) throw error;
+    notes.push(`the cached bundle does not verify (${error.message}): downloaded again`);
+    return undefined;
+  }
+  if (verified.revision !== confirmed) {
+    notes.push(
+      `the cached bundle is revision ${verified.revision}, but the service confirmed revision ${confirmed} as current (an older bundle was put back in the cache?): downloaded again`,
+    );
+    return undefined;
+  }
+  if (cached.meta.revision !== verified.revision) {
+    notes.push(
+      `meta.json named revision ${cached.meta.revision}, not the bundle's ${verified.revision}: rewritten`,
+    );
+  }
+  return verified;
+}
+
 /** Human summary: the paths, and the command that uses them with no service call. */
 export function describeBundlePull(result: BundlePullResult): string {
   return [
     `${result.fromCache ? 'cached (not modified)' : 'pulled'}: package ${result.packageId}, revision ${result.revision}${result.keyId ? `, key id ${result.keyId}` : ''}`,
+    ...result.cacheNotes.map((note) => `not trusted from the cache: ${note}`),
     `bundle:     ${result.bundlePath}`,
     `public key: ${result.publicKeyPath}`,
     `use: tfgate check --bundle ${result.bundlePath} --public-key ${result.publicKeyPath} --package ${result.packageId} --plan-file <planfile>`,

@@ -43,15 +43,19 @@ export interface WriteFailure {
   hint: string;
 }
 
-/** Write a file whole or not at all: a temporary file beside it, then rename. Fails as a UsageError. */
+/**
+ * Write a file whole or not at all: a temporary file beside it, then rename. Fails as a UsageError. `mode`
+ * applies from the first byte (the temporary file is created with it), e.g. 0o600 for owner-only files.
+ */
 export async function writeFileAtomic(
   path: string,
   content: string | Uint8Array,
   failure: WriteFailure,
+  mode = 0o644,
 ): Promise<void> {
   const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   try {
-    await writeFile(temp, content, { mode: 0o644 });
+    await writeFile(temp, content, { mode, flag: 'wx' });
     await rename(temp, path);
   } catch (error) {
     await rm(temp, { force: true });
