@@ -38,6 +38,28 @@ export function encodeGoString(value: string): string {
     .replace(/\u2029/g, '\\u2029');
 }
 
+/** Go's order of byte-wise sorted UTF-8: for keys below U+D800 the same as UTF-16 order, so `<` serves. */
+function compareKeys(wide: boolean): (a: string, b: string) => number {
+  return wide
+    ? (a, b) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'))
+    : (a, b) => (a < b ? -1 : a > b ? 1 : 0);
+}
+
+/**
+ * The members to write, by index, in Go's key order; of equal keys only the last (Go's map keeps the last
+ * value). Keys already in order, the common case, cost one pass.
+ */
+function memberOrder(keys: readonly string[], wide: boolean): number[] {
+  const compare = compareKeys(wide);
+  let sorted = true;
+  for (let i = 1; i < keys.length && sorted; i++) sorted = compare(keys[i - 1]!, keys[i]!) < 0;
+  const order = keys.map((_, i) => i);
+  if (sorted) return order;
+  // Stable, so of equal keys the last in the document comes last in its run: keep only that one.
+  order.sort((a, b) => compare(keys[a]!, keys[b]!));
+  return order.filter((k, i) => i + 1 === order.length || keys[order[i + 1]!] !== keys[k]);
+}
+
 /** A growable byte buffer. */
 class Bytes {
   buf = Buffer.allocUnsafe(64);
@@ -77,8 +99,10 @@ interface ObjectFrame {
   /** The members' rendered values, one after the other; starts/ends index into it. */
   values: Bytes;
   keys: string[];
-  /** Each key as Go writes it: a [start, end) range of the input when it can be copied, else its encoding. */
+  /** Each key as Go writes it: the start of its bytes in the input when they can be copied, else its encoding. */
   encodedKeys: Array<Buffer | number>;
+  /** Where each copyable key ends in the input. */
+  keyEnds: number[];
   starts: number[];
   ends: number[];
   /** Some key has a UTF-16 unit at or past U+D800, where UTF-16 order and Go's UTF-8 order differ. */
@@ -86,6 +110,8 @@ interface ObjectFrame {
 }
 type Frame = ObjectFrame | 'array';
 
+const LS = Buffer.from('\\u2028', 'latin1');
+const PS = Buffer.from('\\u2029', 'latin1');
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
@@ -96,6 +122,8 @@ class Canonicalizer {
   private out = new Bytes();
   private readonly root = this.out;
   private readonly stack: Frame[] = [];
+  /** Object frames by depth, reused: an object's frame is free again once it is written to its parent. */
+  private readonly pool: ObjectFrame[] = [];
 
   constructor(private readonly src: Buffer) {}
 
@@ -146,15 +174,7 @@ class Canonicalizer {
         }
         return 'opened';
       }
-      const frame: ObjectFrame = {
-        parent: this.out,
-        values: new Bytes(),
-        keys: [],
-        encodedKeys: [],
-        starts: [],
-        ends: [],
-        wide: false,
-      };
+      const frame = this.frameAt(this.stack.length, this.out);
       this.stack.push(frame);
       this.out = frame.values;
       if (this.src[this.pos] === 0x7d) {
@@ -167,8 +187,9 @@ class Canonicalizer {
     }
     if (c === QUOTE) {
       const start = this.pos;
-      const { end, plain } = this.scanString();
+      const { end, plain, escaped } = this.scanString();
       if (plain) this.out.bytes(this.src, start, end);
+      else if (!escaped) this.copyEscapingSeparators(start, end);
       else {
         const encoded = Buffer.from(encodeGoString(this.decodeString(start, end)), 'utf8');
         this.out.bytes(encoded, 0, encoded.length);
@@ -190,6 +211,33 @@ class Canonicalizer {
       return 'done';
     }
     return this.fail(c === undefined ? 'unexpected end of input' : 'expected a value');
+  }
+
+  private frameAt(depth: number, parent: Bytes): ObjectFrame {
+    const frame = this.pool[depth];
+    if (frame === undefined) {
+      const fresh: ObjectFrame = {
+        parent,
+        values: new Bytes(),
+        keys: [],
+        encodedKeys: [],
+        keyEnds: [],
+        starts: [],
+        ends: [],
+        wide: false,
+      };
+      this.pool[depth] = fresh;
+      return fresh;
+    }
+    frame.parent = parent;
+    frame.values.length = 0;
+    frame.keys.length = 0;
+    frame.encodedKeys.length = 0;
+    frame.keyEnds.length = 0;
+    frame.starts.length = 0;
+    frame.ends.length = 0;
+    frame.wide = false;
+    return frame;
   }
 
   /** After a value: close what it ends; false when the next member or element follows, true at the end. */
@@ -240,6 +288,7 @@ class Canonicalizer {
     const key = plain ? this.src.toString('utf8', start + 1, end - 1) : this.decodeString(start, end);
     frame.keys.push(key);
     frame.encodedKeys.push(plain ? start : Buffer.from(encodeGoString(key), 'utf8'));
+    frame.keyEnds.push(end);
     if (!frame.wide && /[\uD800-\uFFFF]/.test(key)) frame.wide = true;
     this.skipWhitespace();
     if (this.src[this.pos] !== COLON) this.fail("expected ':'");
@@ -250,25 +299,17 @@ class Canonicalizer {
   /** Write the object's members to its parent in Go's key order, the last of equal keys winning. */
   private closeObject(): void {
     const frame = this.stack.pop() as ObjectFrame;
-    const { keys, encodedKeys, starts, ends, values } = frame;
-    const order = keys.map((_, i) => i);
-    // Array.prototype.sort is stable, so equal keys stay in document order and the last one is kept.
-    order.sort(
-      frame.wide
-        ? (a, b) => Buffer.compare(Buffer.from(keys[a]!, 'utf8'), Buffer.from(keys[b]!, 'utf8'))
-        : (a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : 0),
-    );
+    const { keys, encodedKeys, keyEnds, starts, ends, values } = frame;
+    const order = memberOrder(keys, frame.wide);
     const out = frame.parent;
     out.byte(0x7b);
     let first = true;
-    for (let i = 0; i < order.length; i++) {
-      const k = order[i]!;
-      if (i + 1 < order.length && keys[order[i + 1]!] === keys[k]) continue;
+    for (const k of order) {
       if (!first) out.byte(COMMA);
       first = false;
       const encoded = encodedKeys[k]!;
       if (typeof encoded === 'number') {
-        out.bytes(this.src, encoded, encoded + Buffer.byteLength(keys[k]!, 'utf8') + 2);
+        out.bytes(this.src, encoded, keyEnds[k]!);
       } else {
         out.bytes(encoded, 0, encoded.length);
       }
@@ -281,12 +322,13 @@ class Canonicalizer {
 
   /**
    * Find the end of the string at pos. `plain`: no escapes and no U+2028/U+2029, so Go writes it exactly
-   * as it is written here and its bytes can be copied.
+   * as it is written here and its bytes can be copied; `escaped`: it has backslash escapes to decode.
    */
-  private scanString(): { end: number; plain: boolean } {
+  private scanString(): { end: number; plain: boolean; escaped: boolean } {
     const src = this.src;
     let i = this.pos + 1;
     let plain = true;
+    let escaped = false;
     for (;;) {
       if (i >= src.length) {
         this.pos = i;
@@ -296,6 +338,7 @@ class Canonicalizer {
       if (b === QUOTE) break;
       if (b === BACKSLASH) {
         plain = false;
+        escaped = true;
         const e = src[i + 1];
         if (e === 0x75) {
           if (!/^[0-9a-fA-F]{4}$/.test(src.toString('latin1', i + 2, i + 6))) {
@@ -330,7 +373,22 @@ class Canonicalizer {
       i++;
     }
     this.pos = i + 1;
-    return { end: i + 1, plain };
+    return { end: i + 1, plain, escaped };
+  }
+
+  /** A string with no escapes but with U+2028 or U+2029, which Go writes as \u2028 and \u2029. */
+  private copyEscapingSeparators(start: number, end: number): void {
+    const src = this.src;
+    let from = start;
+    for (let i = start; i < end; i++) {
+      if (src[i] === 0xe2 && src[i + 1] === 0x80 && (src[i + 2] === 0xa8 || src[i + 2] === 0xa9)) {
+        this.out.bytes(src, from, i);
+        this.out.bytes(src[i + 2] === 0xa8 ? LS : PS, 0, 6);
+        i += 2;
+        from = i + 1;
+      }
+    }
+    this.out.bytes(src, from, end);
   }
 
   /** The string token [start, end) as Go decodes it: escapes resolved, lone surrogates read as U+FFFD. */
