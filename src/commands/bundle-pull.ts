@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { CLIENT_FLAG_NAMES, clientFlagsSchema, ServiceClient, type TransportDeps } from '../client/index.js';
 import { isTfgateError, UsageError } from '../errors/index.js';
 import { nonEmpty, packageIdSchema, parseOptions } from '../options/common.js';
-import { type VerifiedBundle, verifyBundle } from '../policy/bundle/index.js';
+import { DEFAULT_BUNDLE_LIMITS, type VerifiedBundle, verifyBundle } from '../policy/bundle/index.js';
 import { writeFileAtomic } from '../report/index.js';
 
 export const DEFAULT_BUNDLE_CACHE = '.tfgate/bundles';
@@ -135,7 +135,7 @@ async function readCache(
     );
     return undefined;
   }
-  const read = async (name: string): Promise<Buffer | undefined> => {
+  const read = async (name: string, maxBytes: number): Promise<Buffer | undefined> => {
     const path = join(dir, name);
     const stats = await lstat(path).catch(() => undefined);
     if (!stats) return undefined;
@@ -143,9 +143,16 @@ async function readCache(
       notes.push(`${path} is not a private regular file: not trusted`);
       return undefined;
     }
+    if (stats.size > maxBytes) {
+      notes.push(`${path} is ${stats.size} bytes, more than a cache file of its kind can be: not trusted`);
+      return undefined;
+    }
     return readFile(path);
   };
-  const [metaBytes, bundle] = await Promise.all([read('meta.json'), read('bundle.tar.gz')]);
+  const [metaBytes, bundle] = await Promise.all([
+    read('meta.json', 64 * 1024),
+    read('bundle.tar.gz', DEFAULT_BUNDLE_LIMITS.maxCompressedBytes),
+  ]);
   if (!metaBytes || !bundle) return undefined;
   let meta: CacheMeta | undefined;
   try {

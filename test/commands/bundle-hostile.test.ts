@@ -133,3 +133,23 @@ describe('a signed bundle whose data.json is swapped for a huge array of zeros (
     expect(result.exitCode).toBe(4);
   });
 });
+
+describe('a bundle or key path that never ends', () => {
+  it.each([
+    [
+      'the bundle',
+      ['/dev/zero', '--public-key', 'KEY'],
+      'the bundle /dev/zero is larger than 16777216 bytes',
+    ],
+    [
+      'the key',
+      ['BUNDLE', '--public-key', '/dev/zero'],
+      'the public key /dev/zero is larger than 1048576 bytes',
+    ],
+  ])('%s: read up to its limit, then refused (exit 4)', async (_what, args, message) => {
+    const paths = args.map((a) => (a === 'KEY' ? publicKeyPath : a === 'BUNDLE' ? hostilePath : a));
+    const result = await cli(['bundle', 'verify', ...paths], SMALL_HEAP);
+    expect(result.stderr).toContain(message);
+    expect(result.exitCode).toBe(4);
+  });
+});

@@ -1,7 +1,7 @@
 // `tfgate bundle pull` against the real service: download, verify, cache by ETag, then decide offline.
 import { generateKeyPairSync } from 'node:crypto';
 import { existsSync, mkdtempSync } from 'node:fs';
-import { chmod, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, readdir, readFile, stat, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -229,6 +229,14 @@ catalog:
     expect(await readFile(again.publicKeyPath, 'utf8')).toBe(key);
     const third = await pull('pull-demo', dir);
     expect(third).toMatchObject({ fromCache: true, cacheNotes: [] });
+
+    // A cached bundle larger than any bundle can be is not even read.
+    await truncate(third.bundlePath, 20 * 1024 * 1024);
+    const fourth = await pull('pull-demo', dir);
+    expect(fourth.cacheNotes).toEqual([
+      `${third.bundlePath} is 20971520 bytes, more than a cache file of its kind can be: not trusted`,
+    ]);
+    expect(fourth.fromCache).toBe(false);
   });
 });
 
