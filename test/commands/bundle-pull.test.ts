@@ -104,24 +104,7 @@ describe('tfgate bundle pull', () => {
   it('decides offline with the pulled bundle: no service call at decision time', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tfgate-pull-'));
     const pulled = await runBundlePull({ packageId: 'pull-demo', dir, client: {} }, { env: env() });
-    const planPath = join(dir, 'plan.json');
-    await writeFile(
-      planPath,
-      JSON.stringify({
-        format_version: '1.2',
-        terraform_version: '1.11.4',
-        resource_changes: [
-          {
-            address: 'terraform_data.new',
-            mode: 'managed',
-            type: 'terraform_data',
-            name: 'new',
-            provider_name: 'terraform.io/builtin/terraform',
-            change: { actions: ['create'], before: null, after: {} },
-          },
-        ],
-      }),
-    );
+    const planPath = await creationPlan(dir);
     let stdout = '';
     const outcome = await runCheck(
       {

@@ -4,6 +4,7 @@
 // output; and it is what opa reads, so the verifier parses it (not the raw file) for what the rules see.
 import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
+import { Bytes } from './bytes.js';
 
 /** Not JSON that tfgate and opa read the same way: the message says where and why. */
 export class CanonicalJsonError extends SyntaxError {
@@ -58,40 +59,6 @@ function memberOrder(keys: readonly string[], wide: boolean): number[] {
   // Stable, so of equal keys the last in the document comes last in its run: keep only that one.
   order.sort((a, b) => compare(keys[a]!, keys[b]!));
   return order.filter((k, i) => i + 1 === order.length || keys[order[i + 1]!] !== keys[k]);
-}
-
-/** A growable byte buffer. */
-class Bytes {
-  buf = Buffer.allocUnsafe(64);
-  length = 0;
-
-  private room(n: number): void {
-    if (this.length + n <= this.buf.length) return;
-    let size = this.buf.length * 2;
-    while (size < this.length + n) size *= 2;
-    const next = Buffer.allocUnsafe(size);
-    this.buf.copy(next, 0, 0, this.length);
-    this.buf = next;
-  }
-
-  byte(b: number): void {
-    this.room(1);
-    this.buf[this.length++] = b;
-  }
-
-  bytes(src: Uint8Array, start: number, end: number): void {
-    const n = end - start;
-    this.room(n);
-    // Most tokens are a few bytes: a loop beats making a subarray for each.
-    if (n <= 32) {
-      const buf = this.buf;
-      let at = this.length;
-      for (let i = start; i < end; i++) buf[at++] = src[i]!;
-    } else {
-      this.buf.set(src.subarray(start, end), this.length);
-    }
-    this.length += n;
-  }
 }
 
 interface ObjectFrame {
