@@ -82,12 +82,15 @@ function streamedZeros(bytes) {
   });
 }
 
-const keys = () => {
+/** Objects of the most members allowed (100,000), keys in no order, so each is sorted whole. */
+const keys = (objects) => {
   const parts = [];
-  // In no order: Go's order is restored by sorting them all.
-  for (let i = 0; parts.length * 14 < 8 * MiB - 100; i++)
-    parts.push(`"k${String((i * 7919) % 1000003).padStart(8, '0')}":0`);
-  return Buffer.from(`{"tfgate":{${parts.join(',')}}}`);
+  for (let o = 0; o < objects; o++) {
+    const members = [];
+    for (let i = 0; i < 100_000; i++) members.push(`"k${String((i * 7919) % 1000003).padStart(7, '0')}":0`);
+    parts.push(`{${members.join(',')}}`);
+  }
+  return Buffer.from(`{"tfgate":[${parts.join(',')}]}`);
 };
 const record = ' size=-1536\n';
 const pax = `${record.length + 2}${record}`;
@@ -108,7 +111,12 @@ const CASES = [
     'data.json: 8 MiB of [0,0,…] (largest JSON file allowed)',
     () => swap('data.json', filled(8 * MiB - 64, '0')),
   ],
-  ['data.json: 8 MiB object of 600k keys in no order (sorting)', () => swap('data.json', keys())],
+  ['data.json: 6 objects of 100k keys in no order (sorting)', () => swap('data.json', keys(6))],
+  [
+    'data.json: one object of 100,001 keys (past the limit)',
+    () =>
+      swap('data.json', Buffer.from(`{${Array.from({ length: 100_001 }, (_, i) => `"${i}":0`).join(',')}}`)),
+  ],
   ['data.json: 8 MiB of small objects', () => swap('data.json', filled(8 * MiB - 64, '{"b":1,"a":"x"}'))],
   [
     'data.json: 8 MiB of U+2028 in one string (escaped on output)',

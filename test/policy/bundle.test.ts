@@ -339,6 +339,15 @@ describe('canonical JSON digest (OPA hash.go)', () => {
     expect(() => d('{"a":1} x')).toThrow(SyntaxError);
   });
 
+  it('refuses nesting past 512 levels and objects past 100,000 members, which no policy data comes near', () => {
+    const d = (s: string) => canonicalJsonDigest(Buffer.from(s));
+    expect(() => d(`${'['.repeat(512)}${']'.repeat(512)}`)).not.toThrow();
+    expect(() => d(`${'['.repeat(513)}${']'.repeat(513)}`)).toThrow(/nested deeper than 512 levels/);
+    const members = (n: number) => `{${Array.from({ length: n }, (_, i) => `"${i}":0`).join(',')}}`;
+    expect(() => d(members(100_000))).not.toThrow();
+    expect(() => d(members(100_001))).toThrow(/an object has more than 100000 members/);
+  });
+
   it('hashes exactly the bytes OPA writes for a known document', async () => {
     const { createHash } = await import('node:crypto');
     // Go: {, keys sorted byte-wise, ':' and ',' without spaces, U+2028 escaped, '<' not escaped.

@@ -13,6 +13,11 @@ export class CanonicalJsonError extends SyntaxError {
 
 /** Deeper documents are refused: tfgate's data is a few levels deep. */
 export const MAX_JSON_DEPTH = 512;
+/**
+ * Larger objects are refused: each member's key is kept and sorted until the object closes, and the largest
+ * table in tfgate's data (the catalog) has a few thousand entries.
+ */
+export const MAX_JSON_MEMBERS = 100_000;
 
 /** SHA-256 of a structured file (data.json, .manifest) as OPA computes it; throws CanonicalJsonError. */
 export function canonicalJsonDigest(bytes: Uint8Array): Buffer {
@@ -248,6 +253,8 @@ class Canonicalizer {
 
   /** A key and its colon; the value is read next. */
   private member(frame: ObjectFrame): void {
+    if (frame.keys.length >= MAX_JSON_MEMBERS)
+      this.fail(`an object has more than ${MAX_JSON_MEMBERS} members`);
     this.skipWhitespace();
     const start = this.pos;
     if (this.src[start] !== QUOTE) this.fail('expected a string key');
