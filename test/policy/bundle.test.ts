@@ -2,7 +2,8 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BundleVerificationError } from '../../src/errors/index.js';
 import { assembleBundle, type PolicySources } from '../../src/policy/bundle/build.js';
-import { canonicalJsonDigest } from '../../src/policy/bundle/canonical-json.js';
+import { canonicalJsonDigest, renderCanonicalJson } from '../../src/policy/bundle/canonical-json.js';
+import { readCanonicalJson } from '../../src/policy/bundle/canonical-read.js';
 import { loadSigningKey, signCompactJws } from '../../src/policy/bundle/jws.js';
 import { verifyBundle } from '../../src/policy/bundle/verify.js';
 import {
@@ -310,6 +311,22 @@ describe('what a verified bundle hands to the rules is what opa reads', () => {
     const verified = await verifyBundle(withDataText(signed, text), { publicKeyPem: keys.publicPem });
     expect(Object.keys(verified.data.catalog)).toContain('aws_\ufffd');
     expect(Object.keys(verified.data.catalog)).not.toContain('aws_\ud800');
+  });
+
+  it('keys written with escapes: read as opa reads them, even where V8 JSON.parse misreads them', async () => {
+    // V8 12.8-14.6 (Node 24, 26): once a JSON.parse has met {"aq…":…,"b\\":…}, a later {"aq…":…,"b\n":…}
+    // reads its second key as "b\\" (https://github.com/nodejs/node/issues/63785). An attacker's
+    // .signatures.json is parsed before the signed data, so it could plant the first one.
+    JSON.parse('{"aq_v8_63785":0,"b\\\\":0}');
+    const rendering = renderCanonicalJson(Buffer.from('{"aq_v8_63785":1,"b\\n":2}'));
+    expect(rendering.escapedKeys).toBe(true);
+    expect(readCanonicalJson(rendering)).toEqual({ aq_v8_63785: 1, 'b\n': 2 });
+    // A verified bundle's data, end to end, with keys that need escapes.
+    const extra = { b: { '\n': 2 }, c: { 'x\\': 1, 'x\n': 3, '"q': 4, '\u2028': 5 } };
+    const verified = await verifyBundle(build({ data: { ...STAND_IN_DATA, extra } }), {
+      publicKeyPem: keys.publicPem,
+    });
+    expect((verified.data as unknown as { extra: unknown }).extra).toEqual(extra);
   });
 
   it('checks the signature before reading any file: a bad signature is reported, not the broken JSON', async () => {

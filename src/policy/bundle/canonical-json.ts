@@ -29,7 +29,19 @@ export function canonicalJsonDigest(bytes: Uint8Array): Buffer {
  * them (the last wins), lone surrogate escapes read as U+FFFD, numbers kept as written, no whitespace.
  */
 export function canonicalJson(bytes: Uint8Array): Buffer {
-  return new Canonicalizer(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)).run();
+  return renderCanonicalJson(bytes).bytes;
+}
+
+export interface CanonicalRendering {
+  bytes: Buffer;
+  /** Some key is written with an escape (a quote, backslash, control character, U+2028 or U+2029 in it). */
+  escapedKeys: boolean;
+}
+
+/** canonicalJson, saying too whether a key needed an escape (canonical-read.ts then avoids JSON.parse). */
+export function renderCanonicalJson(bytes: Uint8Array): CanonicalRendering {
+  const canonicalizer = new Canonicalizer(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  return { bytes: canonicalizer.run(), escapedKeys: canonicalizer.escapedKeys };
 }
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
@@ -94,6 +106,7 @@ class Canonicalizer {
   private out = new Bytes();
   private readonly root = this.out;
   private readonly stack: Frame[] = [];
+  escapedKeys = false;
   /** Object frames by depth, reused: an object's frame is free again once it is written to its parent. */
   private readonly pool: ObjectFrame[] = [];
 
@@ -261,7 +274,9 @@ class Canonicalizer {
     const { end, plain } = this.scanString();
     const key = plain ? this.src.toString('utf8', start + 1, end - 1) : this.decodeString(start, end);
     frame.keys.push(key);
-    frame.encodedKeys.push(plain ? start : Buffer.from(encodeGoString(key), 'utf8'));
+    const encoded = plain ? start : Buffer.from(encodeGoString(key), 'utf8');
+    if (typeof encoded !== 'number' && encoded.includes(BACKSLASH)) this.escapedKeys = true;
+    frame.encodedKeys.push(encoded);
     frame.keyEnds.push(end);
     if (!frame.wide && /[\uD800-\uFFFF]/.test(key)) frame.wide = true;
     this.skipWhitespace();

@@ -6,7 +6,8 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { BundleVerificationError } from '../../errors/index.js';
 import type { PolicyData } from '../data.js';
-import { CanonicalJsonError, canonicalJson } from './canonical-json.js';
+import { CanonicalJsonError, type CanonicalRendering, renderCanonicalJson } from './canonical-json.js';
+import { readCanonicalJson } from './canonical-read.js';
 import {
   BUNDLE_ROOT,
   type BundleManifest,
@@ -234,9 +235,9 @@ function verifySignature(
 function checkDigests(
   entries: readonly TarEntry[],
   listed: Map<string, string> | undefined,
-): { digests: Map<string, string>; canonical: Map<string, Buffer> } {
+): { digests: Map<string, string>; canonical: Map<string, CanonicalRendering> } {
   const digests = new Map<string, string>();
-  const canonical = new Map<string, Buffer>();
+  const canonical = new Map<string, CanonicalRendering>();
   const check = (entry: TarEntry, hashed: Uint8Array) => {
     const actual = createHash('sha256').update(hashed).digest('hex');
     const signed = listed?.get(entry.name);
@@ -251,9 +252,9 @@ function checkDigests(
   for (const entry of entries) if (!isStructuredFile(entry.name)) check(entry, entry.data);
   for (const entry of entries) {
     if (!isStructuredFile(entry.name)) continue;
-    let rendered: Buffer;
+    let rendered: CanonicalRendering;
     try {
-      rendered = canonicalJson(entry.data);
+      rendered = renderCanonicalJson(entry.data);
     } catch (error) {
       if (!(error instanceof CanonicalJsonError)) throw error;
       return refuse(
@@ -262,7 +263,7 @@ function checkDigests(
         'the bundle was altered after signing; use the bundle as it was signed',
       );
     }
-    check(entry, rendered);
+    check(entry, rendered.bytes);
     canonical.set(entry.name, rendered);
   }
   return { digests, canonical };
@@ -271,7 +272,7 @@ function checkDigests(
 /** Exactly the files tfgate reads, and nothing opa would read differently (nested data, stray manifests). */
 function readLayout(
   entries: readonly TarEntry[],
-  canonical: ReadonlyMap<string, Buffer>,
+  canonical: ReadonlyMap<string, CanonicalRendering>,
 ): {
   manifest: BundleManifest;
   data: PolicyData;
@@ -291,7 +292,7 @@ function readLayout(
   // The canonical rendering, not the raw file: the same value opa reads (duplicate keys, escapes resolved).
   const json = (name: string): unknown => {
     need(name);
-    return parseJson(canonical.get(name)!, name);
+    return readCanonicalJson(canonical.get(name)!);
   };
 
   const manifest = manifestSchema.safeParse(json(MANIFEST_FILE));

@@ -21,6 +21,40 @@ export function referenceCanonicalDigest(bytes: Uint8Array): Buffer {
   return hash.digest();
 }
 
+/**
+ * The document as a JS value, the way JSON.parse would build it (last duplicate key wins, numbers as
+ * JavaScript reads them), but without JSON.parse for objects: on V8 12.8 to 14.6 (Node 24 and 26) an
+ * earlier JSON.parse can make a later one read an escaped key as another key
+ * (https://github.com/nodejs/node/issues/63785), which would make a comparison against it flaky.
+ */
+export function referenceValue(bytes: Uint8Array): unknown {
+  const build = (value: CanonicalValue): unknown => {
+    switch (value.t) {
+      case 'object': {
+        const object: Record<string, unknown> = {};
+        for (const [key, item] of value.entries) {
+          Object.defineProperty(object, key, {
+            value: build(item),
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
+        }
+        return object;
+      }
+      case 'array':
+        return value.items.map(build);
+      case 'string':
+        return value.value;
+      case 'number':
+        return Number(value.literal);
+      default:
+        return JSON.parse(value.literal);
+    }
+  };
+  return build(parseCanonical(decodeUtf8(bytes)));
+}
+
 function decodeUtf8(bytes: Uint8Array): string {
   let text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
   // util.Unmarshal strips a UTF-8 byte order mark before parsing.
