@@ -127,8 +127,11 @@ describe('JsonScanner validation agrees with JSON.parse', () => {
     expect(() => scan(Buffer.from([0x22, 0xed, 0xa0, 0x80, 0x22]), KEEP_ALL)).toThrow(/invalid UTF-8/);
   });
 
-  it('documents its one relaxation: control characters in skipped strings are not checked', () => {
-    expect(() => scan('{"secret":"line1\nline2"}', SKIP)).not.toThrow();
+  it('validates skipped strings as strictly as kept ones (JSON.parse refuses these)', () => {
+    for (const bad of ['{"secret":"line1\nline2"}', '{"s":"\\x41"}', '{"s\\q":1}', '{"s":"\\u12G4"}']) {
+      expect(() => JSON.parse(bad), bad).toThrow();
+      for (const chunking of CHUNKINGS) expect(() => scan(bad, SKIP, chunking), bad).toThrow(JsonScanError);
+    }
   });
 
   it('reports byte offsets: where the bad byte is, or where the input ended', () => {
@@ -178,12 +181,14 @@ describe('JsonScanner validation agrees with JSON.parse', () => {
 
   it('skips a 64 MB string in 1024 chunks without rescanning it (quadratic work would time out)', () => {
     const chunk = Buffer.alloc(64 * 1024, 'a');
-    // Some chunks end with a backslash: the escape state must carry over to the next chunk.
+    // Some chunks end inside an escape: its state must carry over to the next chunk.
     const escaped = Buffer.from(chunk);
-    escaped[escaped.length - 1] = 0x5c;
+    escaped.write('\\u00', escaped.length - 4, 'latin1');
+    const afterEscape = Buffer.from(chunk);
+    afterEscape.write('e9', 0, 'latin1');
     const scanner = new JsonScanner(objectNode('an object', { after: valueNode() }));
     scanner.write(Buffer.from('{"values":"'));
-    for (let c = 0; c < 1024; c++) scanner.write(c % 4 === 0 ? escaped : chunk);
+    for (let c = 0; c < 1024; c++) scanner.write(c % 4 === 0 ? escaped : c % 4 === 1 ? afterEscape : chunk);
     scanner.write(Buffer.from('","after":1}'));
     expect(scanner.end()).toEqual({ after: 1 });
   });
