@@ -162,7 +162,7 @@ interface Frame {
   seen: Set<string> | undefined;
   /** Held-back schema problems of members, by key (objects): a later duplicate key may replace them. */
   problems: Map<string, JsonScanError> | undefined;
-  /** The first schema problem of an element (arrays). */
+  /** The first problem nothing can replace: an element's (arrays), a key's (kept generic objects). */
   problem: JsonScanError | undefined;
 }
 
@@ -812,12 +812,13 @@ export class JsonScanner {
       const frame = this.frames.pop()!;
       const node = frame.node;
       const value = frame.isObject ? frame.obj! : frame.arr!;
+      // A member's or element's problem comes first; the object's own check sees only final members.
+      let error = firstProblem(frame);
       if (node.kind === 'value') {
-        this.deliver(value, node, frame.start, at + 1);
+        if (error) this.reject(error);
+        else this.deliver(value, node, frame.start, at + 1);
         if (this.valueStart === frame.start) this.valueStart = -1;
       } else {
-        // A member's or element's problem comes first; the object's own check sees only final members.
-        let error = frame.isObject ? firstProblem(frame.problems) : frame.problem;
         if (error === undefined) {
           const problem = frame.isObject
             ? (node as ObjectNode).close?.(frame.obj!, frame.seen ?? NOTHING_SEEN)
@@ -1093,12 +1094,25 @@ export class JsonScanner {
     let text = isAscii(bytes) ? latin1(bytes, 0, bytes.length) : bytes.toString('utf8');
     if (bytes.includes(BACKSLASH)) {
       text = JSON.parse(`"${text}"`) as string;
-      // JSON.parse keeps a lone surrogate; Go (OPA) reads it as U+FFFD. A kept string must read the same.
-      if (this.strMode !== STR_FIELD && LONE_SURROGATE.test(text))
-        this.fail(
-          'a \\u escape inside a string is a lone surrogate (half of a UTF-16 pair), which tfgate does not accept where it reads a value',
+      // JSON.parse keeps a lone surrogate; Go (OPA) reads it as U+FFFD. A kept string must read the same,
+      // so it is a problem of the value (held back like the others: a later duplicate may replace it).
+      if (this.strMode !== STR_FIELD && LONE_SURROGATE.test(text)) {
+        if (this.strIsKey) this.frames[this.frames.length - 1]!.key = undefined; // the path ends at the object
+        const error = this.problemError(
+          {
+            message:
+              'a \\u escape in this string is a lone surrogate (half of a UTF-16 pair), which tfgate does not accept where it reads a value',
+          },
           this.strStart,
         );
+        if (this.strMode === STR_VALUE) {
+          this.reject(error);
+          this.completeString(undefined, q);
+          return;
+        }
+        // A key of a kept generic object: the object is refused whatever the key's value.
+        this.frames[this.frames.length - 1]!.problem ??= error;
+      }
     }
     this.completeString(text, q);
   }
@@ -1296,10 +1310,11 @@ export class JsonScanner {
 
 const NOTHING_SEEN: ReadonlySet<string> = new Set();
 
-/** The held-back problem that comes first in the document. */
-function firstProblem(problems: Map<string, JsonScanError> | undefined): JsonScanError | undefined {
-  let first: JsonScanError | undefined;
-  for (const error of problems?.values() ?? []) if (!first || error.offset < first.offset) first = error;
+/** The frame's held-back problem that comes first in the document. */
+function firstProblem(frame: Frame): JsonScanError | undefined {
+  let first = frame.problem;
+  for (const error of frame.problems?.values() ?? [])
+    if (!first || error.offset < first.offset) first = error;
   return first;
 }
 
