@@ -989,26 +989,6 @@ export class JsonScanner {
       if (STRING_SPECIAL[c] === 0) continue;
       if (c === QUOTE) return i;
       if (c === BACKSLASH) {
-        if (i + 5 < n) {
-          // The longest escape (\uXXXX) is wholly in this chunk.
-          const e = buf[i + 1]!;
-          if (SIMPLE_ESCAPE[e] === 1) {
-            i++;
-          } else if (
-            e === 0x75 &&
-            (HEX_DIGIT[buf[i + 2]!]! &
-              HEX_DIGIT[buf[i + 3]!]! &
-              HEX_DIGIT[buf[i + 4]!]! &
-              HEX_DIGIT[buf[i + 5]!]!) ===
-              1
-          ) {
-            i += 5;
-          } else {
-            this.strEsc = ESC_BACKSLASH;
-            this.resumeEscape(buf, i + 1); // reports the error
-          }
-          continue;
-        }
         this.strEsc = ESC_BACKSLASH;
         i = this.resumeEscape(buf, i + 1);
         if (i < 0) return -1;

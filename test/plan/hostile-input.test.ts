@@ -8,7 +8,7 @@ import { JsonScanError, JsonScanner, SKIP, valueNode } from '../../src/plan/json
 import { readPlan } from '../../src/plan/read-plan.js';
 import { readObservedState } from '../../src/plan/read-state.js';
 import { CHUNKINGS, type Chunking, streamOf } from './helpers.js';
-import { escapeEvery, escapeKey, hiddenChangesPlan, hiddenResourcesState } from './hostile.js';
+import { escapeEvery, escapeKey, hiddenChangesPlan, hiddenModulesState } from './hostile.js';
 
 const fixture = (path: string) => readFileSync(new URL(`../fixtures/${path}`, import.meta.url), 'utf8');
 const DESTROY = JSON.stringify(JSON.parse(fixture('plans/destroy.json')));
@@ -96,7 +96,7 @@ describe('keys are compared after unescaping', () => {
     expect(expected.resources.length).toBeGreaterThan(0);
     for (const chunking of CHUNKINGS)
       expect(await readObservedState(streamOf(text, chunking))).toEqual(expected);
-    const hidden = hiddenResourcesState(STATE);
+    const hidden = hiddenModulesState(STATE);
     expect(await readObservedState(streamOf(hidden, 'random'))).toEqual(expected);
   });
 
