@@ -1,9 +1,10 @@
 // `tfgate apply --cdktf-stack <name>`: map a plan's addresses back to the constructs that define them,
 // using the "//" metadata CDKTF writes on every resource and module of cdktf.out/stacks/<name>/cdk.tf.json.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { UsageError } from '../errors/index.js';
 import {
+  readJsonFile,
   readSynthesizedConfig,
   synthesizedModules,
   synthesizedResources,
@@ -98,16 +99,15 @@ export interface CdktfStackTarget {
 /** cdktf.json's "output" in `projectDir`, else cdktf.out; relative to the project directory. */
 function projectOutdir(projectDir: string): string {
   const configFile = join(projectDir, 'cdktf.json');
-  if (!existsSync(configFile)) return resolve(projectDir, DEFAULT_CDKTF_OUTDIR);
-  let output: unknown;
-  try {
-    output = (JSON.parse(readFileSync(configFile, 'utf8')) as { output?: unknown }).output;
-  } catch (error) {
-    throw new UsageError(
-      'invalid_cdktf_json',
-      `${configFile} is not valid JSON: ${(error as Error).message}`,
-    );
-  }
+  const config = readJsonFile(
+    configFile,
+    'cdktf_json',
+    1024 * 1024,
+    'fix or remove it: tfgate reads its "output"',
+  );
+  if (config === undefined) return resolve(projectDir, DEFAULT_CDKTF_OUTDIR);
+  const output =
+    typeof config === 'object' && config !== null ? (config as { output?: unknown }).output : undefined;
   return resolve(dirname(configFile), typeof output === 'string' && output ? output : DEFAULT_CDKTF_OUTDIR);
 }
 

@@ -1,6 +1,6 @@
 // Reading a synthesized CDKTF stack (cdktf.out/stacks/<name>/cdk.tf.json): its managed resources, their
 // Terraform addresses and the construct paths CDKTF records in each resource's "//" metadata.
-import { readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../errors/index.js';
 
@@ -71,33 +71,65 @@ export function synthesizedModules(config: unknown): Array<{ address: string; co
 }
 
 /**
- * Read a synthesized stack file's JSON. Returns undefined when it does not exist (never synthesized); any
- * other problem (unreadable, not JSON) is an error that names the file.
+ * Largest synthesized stack read (the previous synth, for destructions and construct paths): far above
+ * what a stack synthesizes (a 10,000-resource stack is about 20 MB), and small enough to parse whole.
  */
-export function readSynthesizedConfig(file: string): unknown {
-  let text: string;
+export const MAX_SYNTHESIZED_BYTES = 64 * 1024 * 1024;
+
+const REDO_HINT = 'delete it and synthesize again (cdktf synth), or point at the right cdktf.out directory';
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * A JSON file read as the plan reader reads JSON: at most `maxBytes` (checked before reading, and while
+ * reading, should it grow), UTF-8 only (invalid bytes and a byte order mark are refused, not replaced),
+ * then JSON.parse. Undefined when the file does not exist; any other problem names the file.
+ */
+export function readJsonFile(file: string, what: string, maxBytes: number, hint: string): unknown {
+  let bytes: Buffer;
+  let fd: number;
   try {
-    text = readFileSync(file, 'utf8');
+    fd = openSync(file, 'r');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new UsageError('file_unreadable', `cannot read ${file}: ${(error as Error).message}`, {
       cause: error,
     });
   }
-  let config: unknown;
   try {
-    config = JSON.parse(text);
-  } catch (error) {
-    throw new UsageError(
-      'invalid_synthesized_stack',
-      `${file} is not valid JSON: ${(error as Error).message}`,
-      {
-        cause: error,
-        hint: 'delete it and synthesize again (cdktf synth), or point at the right cdktf.out directory',
-      },
-    );
+    const size = fstatSync(fd).size;
+    const tooLarge = () =>
+      new UsageError(
+        'file_too_large',
+        `${file} is larger than ${maxBytes} bytes, so tfgate does not read it`,
+        {
+          hint,
+        },
+      );
+    if (size > maxBytes) throw tooLarge();
+    // One byte more than the size tells whether the file grew while it was read.
+    bytes = Buffer.alloc(size + 1);
+    let read = 0;
+    for (let n = 1; n > 0 && read < bytes.length; read += n)
+      n = readSync(fd, bytes, read, bytes.length - read, read);
+    if (read > size) throw tooLarge();
+    bytes = bytes.subarray(0, read);
+  } finally {
+    closeSync(fd);
   }
-  return config;
+  try {
+    return JSON.parse(utf8.decode(bytes));
+  } catch (error) {
+    const reason = error instanceof SyntaxError ? error.message : 'it is not UTF-8 encoded';
+    throw new UsageError(`invalid_${what}`, `${file} is not valid JSON: ${reason}`, { cause: error, hint });
+  }
+}
+
+/**
+ * Read a synthesized stack file's JSON. Returns undefined when it does not exist (never synthesized); any
+ * other problem (unreadable, too large, not UTF-8, not JSON) is an error that names the file.
+ */
+export function readSynthesizedConfig(file: string): unknown {
+  return readJsonFile(file, 'synthesized_stack', MAX_SYNTHESIZED_BYTES, REDO_HINT);
 }
 
 /** The managed resources of a synthesized stack file, or undefined when the file does not exist. */
