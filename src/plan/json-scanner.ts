@@ -161,9 +161,19 @@ interface Frame {
   /** Tracked keys seen so far (ObjectNode.track). */
   seen: Set<string> | undefined;
   /** Held-back schema problems of members, by key (objects): a later duplicate key may replace them. */
-  problems: Map<string, JsonScanError> | undefined;
+  problems: Map<string, HeldProblem> | undefined;
   /** The first problem nothing can replace: an element's (arrays), a key's (kept generic objects). */
-  problem: JsonScanError | undefined;
+  problem: HeldProblem | undefined;
+}
+
+/**
+ * A schema problem held back until its container closes. Its path is relative to the frame holding it and
+ * grows by one segment per level as it is passed up, so holding many problems costs no path walks.
+ */
+interface HeldProblem {
+  readonly reason: string;
+  readonly offset: number;
+  readonly at: string;
 }
 
 // Grammar states.
@@ -813,19 +823,19 @@ export class JsonScanner {
       const node = frame.node;
       const value = frame.isObject ? frame.obj! : frame.arr!;
       // A member's or element's problem comes first; the object's own check sees only final members.
-      let error = firstProblem(frame);
+      let held = firstProblem(frame);
       if (node.kind === 'value') {
-        if (error) this.reject(error);
+        if (held) this.reject(held);
         else this.deliver(value, node, frame.start, at + 1);
         if (this.valueStart === frame.start) this.valueStart = -1;
       } else {
-        if (error === undefined) {
+        if (held === undefined) {
           const problem = frame.isObject
             ? (node as ObjectNode).close?.(frame.obj!, frame.seen ?? NOTHING_SEEN)
             : (node as ArrayNode).close?.(frame.arr!);
-          if (problem) error = this.problemError(problem, frame.start);
+          if (problem) held = { reason: problem.message, offset: frame.start, at: problem.at ?? '' };
         }
-        if (error) this.reject(error);
+        if (held) this.reject(held);
         else this.deliver(value, node, frame.start, at + 1);
       }
     }
@@ -837,16 +847,17 @@ export class JsonScanner {
    * wins), so the problem is held by the parent under the member's key until the parent closes: a later
    * value for the same key replaces it. At the top level there is nothing to wait for.
    */
-  private reject(error: JsonScanError): void {
+  private reject(problem: HeldProblem): void {
     const frames = this.frames;
-    if (frames.length === 0) throw error;
+    if (frames.length === 0) throw new JsonScanError(problem.reason, problem.offset, `$${problem.at}`, true);
     const parent = frames[frames.length - 1]!;
     if (parent.isObject) {
+      const key = parent.key!;
       parent.problems ??= new Map();
-      parent.problems.set(parent.key!, error);
-      delete parent.obj![parent.key!]; // an earlier value of the same key is replaced for JSON.parse too
+      parent.problems.set(key, { ...problem, at: keySegment(key) + problem.at });
+      delete parent.obj![key]; // an earlier value of the same key is replaced for JSON.parse too
     } else {
-      parent.problem ??= error;
+      parent.problem ??= { ...problem, at: `[${parent.index}]${problem.at}` };
     }
   }
 
@@ -866,7 +877,7 @@ export class JsonScanner {
       if (node.check) {
         const problem = node.check(value);
         if (problem) {
-          this.reject(this.problemError(problem, start));
+          this.reject({ reason: problem.message, offset: start, at: problem.at ?? '' });
           return;
         }
       }
@@ -1077,21 +1088,19 @@ export class JsonScanner {
       // JSON.parse keeps a lone surrogate; Go (OPA) reads it as U+FFFD. A kept string must read the same,
       // so it is a problem of the value (held back like the others: a later duplicate may replace it).
       if (this.strMode !== STR_FIELD && LONE_SURROGATE.test(text)) {
-        if (this.strIsKey) this.frames[this.frames.length - 1]!.key = undefined; // the path ends at the object
-        const error = this.problemError(
-          {
-            message:
-              'a \\u escape in this string is a lone surrogate (half of a UTF-16 pair), which tfgate does not accept where it reads a value',
-          },
-          this.strStart,
-        );
+        const problem: HeldProblem = {
+          reason:
+            'a \\u escape in this string is a lone surrogate (half of a UTF-16 pair), which tfgate does not accept where it reads a value',
+          offset: this.strStart,
+          at: '',
+        };
         if (this.strMode === STR_VALUE) {
-          this.reject(error);
+          this.reject(problem);
           this.completeString(undefined, q);
           return;
         }
         // A key of a kept generic object: the object is refused whatever the key's value.
-        this.frames[this.frames.length - 1]!.problem ??= error;
+        this.frames[this.frames.length - 1]!.problem ??= problem;
       }
     }
     this.completeString(text, q);
@@ -1276,25 +1285,18 @@ export class JsonScanner {
     throw new JsonScanError(reason, offset, path, exact);
   }
 
-  private typeError(node: SchemaNode, c: number, at: number): JsonScanError {
+  private typeError(node: SchemaNode, c: number, at: number): HeldProblem {
     const what = node.kind === 'object' || node.kind === 'array' ? node.what : 'a value';
-    const { path } = this.pathHere();
-    return new JsonScanError(`expected ${what}, found ${describeValueStart(c)}`, at, path, true);
-  }
-
-  private problemError(problem: Problem, at: number): JsonScanError {
-    const { path } = this.pathHere();
-    return new JsonScanError(problem.message, at, path + (problem.at ?? ''), true);
+    return { reason: `expected ${what}, found ${describeValueStart(c)}`, offset: at, at: '' };
   }
 }
 
 const NOTHING_SEEN: ReadonlySet<string> = new Set();
 
 /** The frame's held-back problem that comes first in the document. */
-function firstProblem(frame: Frame): JsonScanError | undefined {
+function firstProblem(frame: Frame): HeldProblem | undefined {
   let first = frame.problem;
-  for (const error of frame.problems?.values() ?? [])
-    if (!first || error.offset < first.offset) first = error;
+  for (const held of frame.problems?.values() ?? []) if (!first || held.offset < first.offset) first = held;
   return first;
 }
 

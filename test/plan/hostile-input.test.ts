@@ -222,6 +222,21 @@ describe('strings are validated where they are skipped, too', () => {
   });
 });
 
+describe('numbers are read as JSON.parse reads them', () => {
+  it('-0 stays -0, 1e400 is Infinity (no count index), and a skipped number of any length is read in passing', async () => {
+    const minusZero = DESTROY.replace('"mode":"managed"', '"index":-0,"mode":"managed"');
+    expect(Object.is(JSON.parse(minusZero).resource_changes[0].index, -0)).toBe(true);
+    expect(Object.is((await read(minusZero)).resource_changes[0]!.index, -0)).toBe(true);
+    const infinite = DESTROY.replace('"mode":"managed"', '"index":1e400,"mode":"managed"');
+    expect(JSON.parse(infinite).resource_changes[0].index).toBe(Number.POSITIVE_INFINITY);
+    const error = await refusal(read(infinite));
+    expect(error.message).toMatch(/expected a string or a non-negative integer, found a number/);
+    const before = DESTROY.indexOf('"before":{') + '"before":{'.length;
+    const long = `${DESTROY.slice(0, before)}"n":-${'9'.repeat(200_000)}.5e-99999,${DESTROY.slice(before)}`;
+    expect(await read(long, 'random')).toEqual(planFields(long));
+  });
+});
+
 describe('every growth path is bounded while it grows', () => {
   function feedUntilRefused(scanner: JsonScanner, head: string, unit: string, units: number): number {
     scanner.write(Buffer.from(head));
@@ -245,6 +260,12 @@ describe('every growth path is bounded while it grows', () => {
   it('a chain of long keys inside a kept value is refused at its size cap (keys were never counted)', () => {
     const scanner = new JsonScanner(valueNode(), { maxValueBytes: 64 * 1024 });
     const bytes = feedUntilRefused(scanner, '', `{"${'k'.repeat(1000)}":`, 8_000_000);
+    expect(bytes).toBeLessThan(64 * 1024 + 8192);
+  });
+
+  it('a kept string built from escapes counts its raw bytes', () => {
+    const scanner = new JsonScanner(valueNode(), { maxStringBytes: 64 * 1024 });
+    const bytes = feedUntilRefused(scanner, '"', '\\u0061', 1_000_000);
     expect(bytes).toBeLessThan(64 * 1024 + 8192);
   });
 
