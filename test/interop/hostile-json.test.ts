@@ -27,6 +27,7 @@ import { escapeEvery, escapeKey, hiddenChangesPlan, hiddenModulesState } from '.
 import { generateTestKeys } from '../policy/bundle-fixtures.js';
 
 const destroy = scenario('destroy');
+const PLAN_QUERY = 'data.tfgate.conformance.plan';
 const PLAN = JSON.stringify(JSON.parse(readFileSync(destroy.planPath, 'utf8')));
 const STATE = JSON.stringify(
   JSON.parse(readFileSync(new URL('../fixtures/states/destroy.json', import.meta.url), 'utf8')),
@@ -143,15 +144,14 @@ describe('a hostile plan blocks as its plain form does', () => {
     // A later duplicate wins for opa too: this one passes on both.
     const overridden = PLAN.replace(/\}$/, ',"resource_changes":[]}');
     for (const [name, text] of Object.entries({ ...HOSTILE_PLANS, overridden })) {
+      const input = await planFile(name, text);
       const opa = await execa('opa', [
         'eval',
-        '--format',
+        '-f',
         'json',
-        '-b',
-        bundlePath,
-        '-i',
-        await planFile(name, text),
-        'data.tfgate.conformance.plan',
+        `--bundle=${bundlePath}`,
+        `--input=${input}`,
+        PLAN_QUERY,
       ]);
       const decided = JSON.parse(opa.stdout).result[0].expressions[0].value;
       const ours = await evaluator.evaluate(bufferSource(text), 'low');
