@@ -9,7 +9,7 @@
 //   fields taken from JSON.parse's result (a count index of -0 stays -0, a duplicate key's last value wins).
 // On failure fast-check prints the seed and the shrunk counterexample. To replay one:
 //   FC_SEED=<seed> FC_PATH=<path> npx vitest run test/plan/reader-differential.test.ts
-// FC_RUNS=<n> multiplies nothing else: it sets the runs of every property (default: thousands per run).
+// FC_RUNS=<n> sets the runs of every property (default: thousands per run), for a longer search.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { IncompletePlanError, InvalidPlanError } from '../../src/errors/index.js';
@@ -18,6 +18,9 @@ import { readPlan } from '../../src/plan/read-plan.js';
 import { readObservedState } from '../../src/plan/read-state.js';
 import { anyDoc, type Doc, planDoc, stateDoc, style, toBytes } from './fuzz-json.js';
 import { splitBytes } from './helpers.js';
+
+/** A longer run asked for with FC_RUNS gets the time it needs (the suite's default is 60 s per test). */
+const TIMEOUT = process.env.FC_RUNS ? 3_600_000 : undefined;
 
 const settings = (numRuns: number): fc.Parameters<unknown> => ({
   numRuns: Number(process.env.FC_RUNS ?? numRuns),
@@ -133,30 +136,38 @@ async function differential(
 }
 
 describe('the plan reader reads what JSON.parse reads, or refuses', () => {
-  it('for generated and mutated plans in random chunks', async () => {
-    await fc.assert(
-      fc.asyncProperty(planDoc, style, (doc, written) =>
-        differential(doc, written, (input) => readPlan(input, { description: 'plan' }), planFields),
-      ),
-      settings(2500),
-    );
-  });
+  it(
+    'for generated and mutated plans in random chunks',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(planDoc, style, (doc, written) =>
+          differential(doc, written, (input) => readPlan(input, { description: 'plan' }), planFields),
+        ),
+        settings(2500),
+      );
+    },
+    TIMEOUT,
+  );
 });
 
 describe('the state reader (drift) reads what JSON.parse reads, or refuses', () => {
-  it('for generated and mutated states in random chunks', async () => {
-    await fc.assert(
-      fc.asyncProperty(stateDoc, style, (doc, written) =>
-        differential(
-          doc,
-          written,
-          (input) => readObservedState(input, { description: 'state' }),
-          stateFields,
+  it(
+    'for generated and mutated states in random chunks',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(stateDoc, style, (doc, written) =>
+          differential(
+            doc,
+            written,
+            (input) => readObservedState(input, { description: 'state' }),
+            stateFields,
+          ),
         ),
-      ),
-      settings(1500),
-    );
-  });
+        settings(1500),
+      );
+    },
+    TIMEOUT,
+  );
 });
 
 describe('the scanner, on any JSON value', () => {
@@ -173,30 +184,34 @@ describe('the scanner, on any JSON value', () => {
         ? Object.entries(value).some(([k, v]) => hasLoneSurrogate(k) || hasLoneSurrogate(v))
         : false;
 
-  it('skips exactly what JSON.parse accepts, and keeps exactly what it gives', () => {
-    fc.assert(
-      fc.property(anyDoc, style, (doc, written) => {
-        const bytes = toBytes(doc, written);
-        const reference = jsonParse(bytes);
-        const shown = JSON.stringify(bytes.toString('latin1'));
-        let skipped: unknown;
-        try {
-          skipped = scan(bytes, SKIP, written.seed);
-        } catch (error) {
-          if (!(error instanceof JsonScanError)) throw error;
-          expect(reference.ok, `refused what JSON.parse accepts: ${shown}: ${error.message}`).toBe(false);
-          return;
-        }
-        expect(reference.ok, `accepted what JSON.parse refuses: ${shown}`).toBe(true);
-        expect(skipped).toBeUndefined();
-        const doc2 = (reference as { doc: unknown }).doc;
-        if (hasLoneSurrogate(doc2)) {
-          expect(() => scan(bytes, valueNode(), written.seed), shown).toThrow(/lone surrogate/);
-        } else {
-          expect(scan(bytes, valueNode(), written.seed), shown).toEqual(doc2);
-        }
-      }),
-      settings(4000),
-    );
-  });
+  it(
+    'skips exactly what JSON.parse accepts, and keeps exactly what it gives',
+    () => {
+      fc.assert(
+        fc.property(anyDoc, style, (doc, written) => {
+          const bytes = toBytes(doc, written);
+          const reference = jsonParse(bytes);
+          const shown = JSON.stringify(bytes.toString('latin1'));
+          let skipped: unknown;
+          try {
+            skipped = scan(bytes, SKIP, written.seed);
+          } catch (error) {
+            if (!(error instanceof JsonScanError)) throw error;
+            expect(reference.ok, `refused what JSON.parse accepts: ${shown}: ${error.message}`).toBe(false);
+            return;
+          }
+          expect(reference.ok, `accepted what JSON.parse refuses: ${shown}`).toBe(true);
+          expect(skipped).toBeUndefined();
+          const doc2 = (reference as { doc: unknown }).doc;
+          if (hasLoneSurrogate(doc2)) {
+            expect(() => scan(bytes, valueNode(), written.seed), shown).toThrow(/lone surrogate/);
+          } else {
+            expect(scan(bytes, valueNode(), written.seed), shown).toEqual(doc2);
+          }
+        }),
+        settings(4000),
+      );
+    },
+    TIMEOUT,
+  );
 });
