@@ -551,12 +551,11 @@ export class JsonScanner {
         }
       } else if (st === S_KEY || st === S_OBJ_FIRST) {
         if (c === QUOTE) {
-          this.strEsc = ESC_NONE;
-          const q = this.scanString(buf, i + 1);
+          const q = stringEnd(buf, i + 1);
           if (q < 0) {
             this.depth = depth;
-            this.suspendSkippedString(this.base + i, true);
-            return -1;
+            this.beginString(STR_SKIP, this.base + i, SKIP, true);
+            return this.skipString(buf, i + 1);
           }
           // Compact JSON: the colon usually follows the key at once.
           if (q + 1 < n && buf[q + 1] === 0x3a) {
@@ -588,12 +587,11 @@ export class JsonScanner {
       } else {
         // S_VALUE or S_ARR_FIRST
         if (c === QUOTE) {
-          this.strEsc = ESC_NONE;
-          const q = this.scanString(buf, i + 1);
+          const q = stringEnd(buf, i + 1);
           if (q < 0) {
             this.depth = depth;
-            this.suspendSkippedString(this.base + i, false);
-            return -1;
+            this.beginString(STR_SKIP, this.base + i, SKIP, false);
+            return this.skipString(buf, i + 1);
           }
           st = S_AFTER;
           i = q + 1;
@@ -736,14 +734,15 @@ export class JsonScanner {
         if (!escapes) {
           text = latin1(buf, from, j);
         } else {
+          const token = latin1(buf, i, j + 1);
           try {
-            text = JSON.parse(latin1(buf, i, j + 1)) as string;
+            text = JSON.parse(token) as string;
           } catch {
             // Let the string loop say exactly what is wrong, and where.
             this.beginString(STR_VALUE, at, node, false);
             return this.continueString(buf, from);
           }
-          if (LONE_SURROGATE.test(text)) {
+          if (token.includes('\\u') && LONE_SURROGATE.test(text)) {
             this.beginString(STR_VALUE, at, node, false);
             return this.continueString(buf, from);
           }
@@ -963,13 +962,6 @@ export class JsonScanner {
     this.strNode = node;
   }
 
-  /** A skipped string continues into the next chunk; scanString has saved its escape state. */
-  private suspendSkippedString(at: number, isKey: boolean): void {
-    const esc = this.strEsc;
-    this.beginString(STR_SKIP, at, SKIP, isKey);
-    this.strEsc = esc;
-  }
-
   /** Scan a string body from buf[i]. Returns the index after the closing quote, or -1 at the chunk's end. */
   private continueString(buf: Buffer, i: number): number {
     if (this.strMode === STR_SKIP) return this.skipString(buf, i);
@@ -984,10 +976,9 @@ export class JsonScanner {
   }
 
   /**
-   * The one string loop, for skipped and kept strings: validates escapes and refuses raw control
-   * characters (UTF-8 is validated per chunk), and finds the closing quote. Returns the quote's index, or
-   * -1 at the chunk's end with the escape state saved in strEsc. Measured as fast as finding the quote
-   * with indexOf on Terraform's short strings, and it validates.
+   * The string loop with state, for kept strings and whatever stringEnd leaves: validates escapes and
+   * refuses raw control characters (UTF-8 is validated per chunk), and finds the closing quote. Returns the
+   * quote's index, or -1 at the chunk's end with the escape state saved in strEsc.
    */
   private scanString(buf: Buffer, i: number): number {
     const n = buf.length;
@@ -1296,7 +1287,8 @@ const NOTHING_SEEN: ReadonlySet<string> = new Set();
 /** The frame's held-back problem that comes first in the document. */
 function firstProblem(frame: Frame): HeldProblem | undefined {
   let first = frame.problem;
-  for (const held of frame.problems?.values() ?? []) if (!first || held.offset < first.offset) first = held;
+  if (frame.problems === undefined) return first;
+  for (const held of frame.problems.values()) if (!first || held.offset < first.offset) first = held;
   return first;
 }
 
@@ -1343,6 +1335,70 @@ function numberEnd(buf: Buffer, i: number): number {
   }
   // A digit right after a leading zero is an error the general code reports.
   return isDigit(c) ? -1 : i;
+}
+
+/**
+ * The skip path's string loop: the index of the quote that closes a string whose body starts at
+ * buf[from], validated on the way (escapes; raw control characters), or -1 when the stateful loop must
+ * take over: the chunk ends first, or there is something to report. A pure function, so the hot loop
+ * keeps its state in registers. Short strings take one pass; a longer one has its quote found natively
+ * (memchr) and its body checked 8 bytes a step: on the 100k-change benchmark plan, validating every
+ * string costs about 3% of reading it (bench/plan-reader.bench.mjs).
+ */
+function stringEnd(buf: Buffer, from: number): number {
+  const n = buf.length;
+  let i = from;
+  for (const limit = Math.min(n, from + 16); i < limit; i++) {
+    const c = buf[i]!;
+    if (STRING_SPECIAL[c] === 0) continue;
+    return c === QUOTE ? i : escapedStringEnd(buf, from);
+  }
+  const q = buf.indexOf(QUOTE, i);
+  if (q < 0) return -1;
+  const s = STRING_SPECIAL;
+  for (; i + 7 < q; i += 8) {
+    if (
+      (s[buf[i]!]! |
+        s[buf[i + 1]!]! |
+        s[buf[i + 2]!]! |
+        s[buf[i + 3]!]! |
+        s[buf[i + 4]!]! |
+        s[buf[i + 5]!]! |
+        s[buf[i + 6]!]! |
+        s[buf[i + 7]!]!) !==
+      0
+    )
+      return escapedStringEnd(buf, from);
+  }
+  for (; i < q; i++) if (s[buf[i]!] !== 0) return escapedStringEnd(buf, from);
+  return q;
+}
+
+/** stringEnd for a body with escapes (or a control character): a byte loop that validates each escape. */
+function escapedStringEnd(buf: Buffer, from: number): number {
+  const n = buf.length;
+  for (let i = from; i < n; i++) {
+    const c = buf[i]!;
+    if (STRING_SPECIAL[c] === 0) continue;
+    if (c === QUOTE) return i;
+    if (c !== BACKSLASH || i + 5 >= n) return -1;
+    const e = buf[i + 1]!;
+    if (SIMPLE_ESCAPE[e] === 1) {
+      i++;
+    } else if (
+      e === 0x75 &&
+      (HEX_DIGIT[buf[i + 2]!]! &
+        HEX_DIGIT[buf[i + 3]!]! &
+        HEX_DIGIT[buf[i + 4]!]! &
+        HEX_DIGIT[buf[i + 5]!]!) ===
+        1
+    ) {
+      i += 5;
+    } else {
+      return -1;
+    }
+  }
+  return -1;
 }
 
 /** Bytes in the UTF-8 sequence a byte starts; 1 for ASCII and for bytes that cannot start one. */

@@ -44,15 +44,16 @@ const character = fc.oneof(
 );
 const loneSurrogate = fc.constantFrom('\ud800', '\udbff', '\udc00', '\udfff');
 /** Text anywhere the reader skips: lone surrogates often (JSON.parse accepts them, so must the reader). */
-export const text = fc.string({
-  unit: fc.oneof({ weight: 10, arbitrary: character }, { weight: 1, arbitrary: loneSurrogate }),
-  maxLength: 10,
-});
+const anyCharacter = fc.oneof({ weight: 10, arbitrary: character }, { weight: 1, arbitrary: loneSurrogate });
+/** Mostly short; now and then long enough for the reader's long-string path (over 16 bytes). */
+const sized = (unit: fc.Arbitrary<string>) =>
+  fc.oneof(
+    { weight: 6, arbitrary: fc.string({ unit, maxLength: 10 }) },
+    { weight: 1, arbitrary: fc.string({ unit, minLength: 12, maxLength: 80 }) },
+  );
+export const text = sized(anyCharacter);
 /** Text for values the reader keeps: a lone surrogate (refused there) now and then. */
-const keptText = fc.oneof(
-  { weight: 100, arbitrary: fc.string({ unit: character, maxLength: 10 }) },
-  { weight: 1, arbitrary: text },
-);
+const keptText = fc.oneof({ weight: 100, arbitrary: sized(character) }, { weight: 1, arbitrary: text });
 
 const PLAN_FIELDS = ['format_version', 'terraform_version', 'resource_changes', 'errored', 'planned_values'];
 const CHANGE_FIELDS = [

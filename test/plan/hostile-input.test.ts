@@ -165,6 +165,8 @@ describe('strings are validated where they are skipped, too', () => {
       '"k":"\\u00G1"',
       '"k\\a":1',
       '"k":"\\',
+      // Long enough for the long-string path, a control character at each offset of an 8-byte step.
+      ...[16, 17, 20, 23, 24, 31, 40].map((at) => `"k":"${'a'.repeat(at)}\t${'b'.repeat(30)}"`),
     ]) {
       const text = inSkipped(member);
       expect(() => JSON.parse(text), member).toThrow();
