@@ -1078,10 +1078,11 @@ export class JsonScanner {
       text = JSON.parse(`"${text}"`) as string;
       // JSON.parse keeps a lone surrogate; Go (OPA) reads it as U+FFFD. A kept string must read the same,
       // so it is a problem of the value (held back like the others: a later duplicate may replace it).
-      if (this.strMode !== STR_FIELD && LONE_SURROGATE.test(text)) {
+      const lone = this.strMode === STR_FIELD ? null : LONE_SURROGATE.exec(text);
+      if (lone) {
+        const unit = lone[0].charCodeAt(0).toString(16).toUpperCase();
         const problem: HeldProblem = {
-          reason:
-            'a \\u escape in this string is a lone surrogate (half of a UTF-16 pair), which tfgate does not accept where it reads a value',
+          reason: `an unpaired surrogate (U+${unit}, a \\u escape for half of a UTF-16 pair) where tfgate reads a value (OPA would read U+FFFD there, JSON.parse would keep it)`,
           offset: this.strStart,
           at: '',
         };

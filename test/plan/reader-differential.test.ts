@@ -204,7 +204,9 @@ describe('the scanner, on any JSON value', () => {
           expect(skipped).toBeUndefined();
           const doc2 = (reference as { doc: unknown }).doc;
           if (hasLoneSurrogate(doc2)) {
-            expect(() => scan(bytes, valueNode(), written.seed), shown).toThrow(/lone surrogate/);
+            expect(() => scan(bytes, valueNode(), written.seed), shown).toThrow(
+              /an unpaired surrogate \(U\+D[89A-F][0-9A-F]{2},/,
+            );
           } else {
             expect(scan(bytes, valueNode(), written.seed), shown).toEqual(doc2);
           }
