@@ -1342,37 +1342,24 @@ function numberEnd(buf: Buffer, i: number): number {
  * The skip path's string loop: the index of the quote that closes a string whose body starts at
  * buf[from], validated on the way (escapes; raw control characters), or -1 when the stateful loop must
  * take over: the chunk ends first, or there is something to report. A pure function, so the hot loop
- * keeps its state in registers. Short strings take one pass; a longer one has its quote found natively
- * (memchr) and its body checked 8 bytes a step: on the 100k-change benchmark plan, validating every
- * string costs about 3% of reading it (bench/plan-reader.bench.mjs).
+ * keeps its state in registers. Four bytes a step while none is special: measured (Node 20, 22, 26) as
+ * fast as finding the quote with indexOf and looking at the backslashes before it, which validated nothing.
  */
 function stringEnd(buf: Buffer, from: number): number {
   const n = buf.length;
+  const special = STRING_SPECIAL;
   let i = from;
-  for (const limit = Math.min(n, from + 16); i < limit; i++) {
+  while (
+    i + 3 < n &&
+    (special[buf[i]!]! | special[buf[i + 1]!]! | special[buf[i + 2]!]! | special[buf[i + 3]!]!) === 0
+  )
+    i += 4;
+  // A special byte among the next four, or the chunk's last few bytes.
+  for (; i < n; i++) {
     const c = buf[i]!;
-    if (STRING_SPECIAL[c] === 0) continue;
-    return c === QUOTE ? i : escapedStringEnd(buf, from);
+    if (special[c] !== 0) return c === QUOTE ? i : escapedStringEnd(buf, i);
   }
-  const q = buf.indexOf(QUOTE, i);
-  if (q < 0) return -1;
-  const s = STRING_SPECIAL;
-  for (; i + 7 < q; i += 8) {
-    if (
-      (s[buf[i]!]! |
-        s[buf[i + 1]!]! |
-        s[buf[i + 2]!]! |
-        s[buf[i + 3]!]! |
-        s[buf[i + 4]!]! |
-        s[buf[i + 5]!]! |
-        s[buf[i + 6]!]! |
-        s[buf[i + 7]!]!) !==
-      0
-    )
-      return escapedStringEnd(buf, from);
-  }
-  for (; i < q; i++) if (s[buf[i]!] !== 0) return escapedStringEnd(buf, from);
-  return q;
+  return -1;
 }
 
 /** stringEnd for a body with escapes (or a control character): a byte loop that validates each escape. */
