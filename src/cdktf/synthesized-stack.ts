@@ -3,6 +3,7 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../errors/index.js';
+import { JsonScanError, JsonScanner, valueNode } from '../plan/json-scanner.js';
 
 export interface SynthesizedResource {
   /** `${type}.${name}`: the address `terraform plan` gives the resource (instances add [index]). */
@@ -77,12 +78,13 @@ export function synthesizedModules(config: unknown): Array<{ address: string; co
 export const MAX_SYNTHESIZED_BYTES = 64 * 1024 * 1024;
 
 const REDO_HINT = 'delete it and synthesize again (cdktf synth), or point at the right cdktf.out directory';
-const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
- * A JSON file read as the plan reader reads JSON: at most `maxBytes` (checked before reading, and while
- * reading, should it grow), UTF-8 only (invalid bytes and a byte order mark are refused, not replaced),
- * then JSON.parse. Undefined when the file does not exist; any other problem names the file.
+ * A JSON file read by the plan reader's scanner, keeping it all: at most `maxBytes` (checked before
+ * reading, and while reading, should it grow), UTF-8 only (invalid bytes and a byte order mark refused, not
+ * replaced), read as JSON.parse reads it. Not JSON.parse itself: on Node 24 and 26 it can read a key written
+ * with an escape as another key (nodejs/node#63785). Undefined when the file does not exist; any other
+ * problem names the file.
  */
 export function readJsonFile(file: string, what: string, maxBytes: number, hint: string): unknown {
   let bytes: Buffer;
@@ -117,10 +119,15 @@ export function readJsonFile(file: string, what: string, maxBytes: number, hint:
     closeSync(fd);
   }
   try {
-    return JSON.parse(utf8.decode(bytes));
+    const scanner = new JsonScanner(valueNode(), { maxStringBytes: maxBytes, maxValueBytes: maxBytes });
+    scanner.write(bytes);
+    return scanner.end();
   } catch (error) {
-    const reason = error instanceof SyntaxError ? error.message : 'it is not UTF-8 encoded';
-    throw new UsageError(`invalid_${what}`, `${file} is not valid JSON: ${reason}`, { cause: error, hint });
+    if (!(error instanceof JsonScanError)) throw error;
+    throw new UsageError(`invalid_${what}`, `${file} is not valid JSON: ${error.message}`, {
+      cause: error,
+      hint,
+    });
   }
 }
 

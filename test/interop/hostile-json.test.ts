@@ -24,8 +24,10 @@ import {
   type TestService,
 } from '../helpers/service.js';
 import { escapeEvery, escapeKey, hiddenChangesPlan, hiddenModulesState } from '../plan/hostile.js';
+import { parseJson } from '../plan/json-reference.js';
 import { generateTestKeys } from '../policy/bundle-fixtures.js';
 
+type Plan = { resource_changes: unknown[] };
 const destroy = scenario('destroy');
 const PLAN_QUERY = 'data.tfgate.conformance.plan';
 const PLAN = JSON.stringify(JSON.parse(readFileSync(destroy.planPath, 'utf8')));
@@ -95,7 +97,7 @@ function check(path: string, route: 'bundle' | 'service') {
 
 describe('a hostile plan blocks as its plain form does', () => {
   it.each(Object.entries(HOSTILE_PLANS))('%s: JSON.parse reads the same changes', (_, text) => {
-    expect(JSON.parse(text).resource_changes).toEqual(JSON.parse(PLAN).resource_changes);
+    expect((parseJson(text) as Plan).resource_changes).toEqual((JSON.parse(PLAN) as Plan).resource_changes);
   });
 
   for (const route of ['bundle', 'service'] as const) {

@@ -18,6 +18,7 @@ import { readPlan } from '../../src/plan/read-plan.js';
 import { readObservedState } from '../../src/plan/read-state.js';
 import { anyDoc, type Doc, planDoc, stateDoc, style, toBytes } from './fuzz-json.js';
 import { splitBytes } from './helpers.js';
+import { parseJson } from './json-reference.js';
 
 /** A longer run asked for with FC_RUNS gets the time it needs (the suite's default is 60 s per test). */
 const TIMEOUT = process.env.FC_RUNS ? 3_600_000 : undefined;
@@ -33,10 +34,10 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** The reference reading: the bytes decoded as UTF-8 (invalid bytes refused), then JSON.parse. */
+/** The reference reading: the bytes decoded as UTF-8 (invalid bytes refused), then JSON.parse (parseJson). */
 function jsonParse(bytes: Buffer): Parsed {
   try {
-    return { ok: true, doc: JSON.parse(utf8.decode(bytes)) };
+    return { ok: true, doc: parseJson(utf8.decode(bytes)) };
   } catch {
     return { ok: false };
   }
