@@ -1,0 +1,24 @@
+// Untrusted JSON (HTTP bodies, service responses, files a user hands over) is read by the plan reader's
+// scanner, never by JSON.parse: on Node 24 and 26 (V8 12.8 to 14.6) JSON.parse can read a key written with an
+// escape as another key an earlier parse left in V8's cache (https://github.com/nodejs/node/issues/63785).
+// The scanner gives what a correct JSON.parse gives for the same UTF-8 bytes, or refuses them.
+import { JsonScanError, JsonScanner, valueNode } from '../plan/json-scanner.js';
+
+export { JsonScanError };
+
+/**
+ * The JSON value in `input`, read as JSON.parse reads it (the last duplicate key wins, "__proto__" is an own
+ * property), from at most `maxBytes` of UTF-8. Throws JsonScanError (with the byte offset) on anything else:
+ * invalid JSON or UTF-8, a byte order mark, a lone surrogate escape, more than `maxBytes`.
+ */
+export function parseUntrustedJson(input: string | Uint8Array, maxBytes = 16 * 1024 * 1024): unknown {
+  const bytes =
+    typeof input === 'string'
+      ? Buffer.from(input, 'utf8')
+      : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
+  if (bytes.length > maxBytes)
+    throw new JsonScanError(`more than ${maxBytes} bytes of JSON`, maxBytes, undefined, false);
+  const scanner = new JsonScanner(valueNode(), { maxStringBytes: maxBytes, maxValueBytes: maxBytes });
+  scanner.write(bytes);
+  return scanner.end();
+}

@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest';
+import { JsonScanError, parseUntrustedJson } from '../../src/json/untrusted.js';
+
+describe('parseUntrustedJson', () => {
+  it('reads an escaped key as itself after a parse that would mislead JSON.parse on Node 24/26', () => {
+    JSON.parse('{"zq":0,"\\\\":0}'); // leaves "\\" in V8's key cache (nodejs/node#63785)
+    expect(parseUntrustedJson('{"zq":1,"\\n":2}')).toEqual({ zq: 1, '\n': 2 });
+  });
+
+  it('keeps "__proto__" as an own property and lets the last duplicate win, as JSON.parse does', () => {
+    const value = parseUntrustedJson('{"__proto__":{"x":1},"a":1,"a":2}') as Record<string, unknown>;
+    expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
+    expect(Object.keys(value)).toEqual(['__proto__', 'a']);
+    expect(value.a).toBe(2);
+  });
+
+  it('refuses what JSON.parse refuses, invalid UTF-8 and too many bytes, saying where', () => {
+    expect(() => parseUntrustedJson('{"a":1,}')).toThrow(JsonScanError);
+    expect(() => parseUntrustedJson(Buffer.from([0x22, 0xff, 0x22]))).toThrow(/UTF-8/);
+    expect(() => parseUntrustedJson('[1,2,3]', 4)).toThrow(/more than 4 bytes/);
+  });
+});
