@@ -1,5 +1,5 @@
 // Small value checks shared by the plan and state schemas. Each returns what was expected, or undefined.
-import type { Problem } from './json-scanner.js';
+import type { Problem } from './scanner/index.js';
 
 export function typeName(value: unknown): string {
   if (value === null) return 'null';

@@ -12,8 +12,8 @@ import {
   quote,
   typeName,
 } from './checks.js';
-import { arrayNode, JsonScanner, objectNode, type Problem, valueNode } from './json-scanner.js';
 import { type ScanContext, scanStream } from './scan-stream.js';
+import { arrayNode, JsonScanner, objectNode, type Problem, valueNode } from './scanner/index.js';
 
 export interface ReadPlanOptions {
   /** Shown in error messages. */

@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
 import type { ObservedResource, ObservedStateInput } from '../model/index.js';
 import { isFormatVersion, isMode, isNonEmptyString, isString, missingFields } from './checks.js';
-import { type ArrayNode, arrayNode, JsonScanner, objectNode, SKIP, valueNode } from './json-scanner.js';
 import { type ScanContext, scanStream } from './scan-stream.js';
+import { type ArrayNode, arrayNode, JsonScanner, objectNode, SKIP, valueNode } from './scanner/index.js';
 
 export const STATE_HINT =
   'tfgate reads the JSON rendering of a state: run `terraform show -json > state.json` in the configuration directory, with no plan file argument';

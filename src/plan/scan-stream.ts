@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { InvalidPlanError, isTfgateError } from '../errors/index.js';
-import { JsonScanError, type JsonScanner } from './json-scanner.js';
+import { JsonScanError, type JsonScanner } from './scanner/index.js';
 
 export type JsonInput = Readable | AsyncIterable<Uint8Array | string>;
 

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { InvalidPlanError } from '../../src/errors/index.js';
-import { JsonScanError, JsonScanner, SKIP, valueNode } from '../../src/plan/json-scanner.js';
+import { JsonScanError, JsonScanner, SKIP, valueNode } from '../../src/plan/scanner/index.js';
 import { readPlan } from '../../src/plan/read-plan.js';
 import { readObservedState } from '../../src/plan/read-state.js';
 import { CHUNKINGS, type Chunking, streamOf } from './helpers.js';

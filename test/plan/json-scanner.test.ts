@@ -6,7 +6,7 @@ import {
   type SchemaNode,
   SKIP,
   valueNode,
-} from '../../src/plan/json-scanner.js';
+} from '../../src/plan/scanner/index.js';
 import { CHUNKINGS, type Chunking, splitBytes } from './helpers.js';
 
 function scan(text: string | Buffer, root: SchemaNode, chunking: Chunking = 'whole', seed = 1): unknown {

@@ -1,0 +1,19 @@
+// The streaming JSON scanner: validates a whole document, keeps only what a schema asks for (scanner.ts).
+export { JsonScanError } from './errors.js';
+export { JsonScanner } from './scanner.js';
+export {
+  type ArrayNode,
+  arrayNode,
+  DEFAULT_LIMITS,
+  type FieldName,
+  type ObjectNode,
+  type ObjectNodeOptions,
+  objectNode,
+  type Problem,
+  type ScannerLimits,
+  type SchemaNode,
+  SKIP,
+  type SkipNode,
+  type ValueNode,
+  valueNode,
+} from './schema.js';

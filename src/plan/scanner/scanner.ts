@@ -1,0 +1,372 @@
+// A resumable, byte-level JSON scanner. It validates the whole document but materializes only the parts a
+// schema keeps, so a 140 MB plan whose bytes are mostly secret values is read in constant memory.
+//
+// Design: one state machine over Buffer chunks with an explicit container stack, so any token may be split
+// across chunks (tokenizer.ts). Kept containers have a Frame (a prefix of the stack, kept-values.ts);
+// everything deeper is skipped by a fast loop (skip-path.ts). This module reads chunks and starts values.
+//
+// One reading of JSON: what the schema keeps is exactly what JSON.parse gives for the same bytes decoded as
+// UTF-8, or the input is refused. So, kept or skipped alike:
+// - the input must be valid UTF-8 (checked per chunk, natively); a byte order mark is refused, like
+//   JSON.parse does (UTF-16 input, PowerShell's `>` redirection, gets its own message);
+// - every string is validated (escapes, raw control characters), and keys are compared after unescaping;
+// - duplicate keys: the last one wins. A schema problem in a kept value (a type, a check, a missing field)
+//   is therefore held back until its object closes, and dropped when a later duplicate replaces the value;
+// - where JSON.parse and OPA would read a kept string differently (a lone surrogate escape), it is refused.
+// Syntax errors and resource limits (ScannerLimits) are refused at once.
+import { isAscii } from 'node:buffer';
+import {
+  ARR,
+  BACKSLASH,
+  isDigit,
+  LITERALS,
+  LONE_SURROGATE,
+  latin1,
+  OBJ,
+  QUOTE,
+  S_AFTER,
+  S_ARR_FIRST,
+  S_COLON,
+  S_DONE,
+  S_KEY,
+  S_LITERAL,
+  S_NUMBER,
+  S_OBJ_FIRST,
+  S_STRING,
+  S_VALUE,
+  STR_FIELD,
+  STR_KEY,
+  STR_SKIP,
+  STR_VALUE,
+  startsValue,
+} from './bytes.js';
+import { describeByte, describeValueStart, type HeldProblem } from './errors.js';
+import { KeptValues } from './kept-values.js';
+import {
+  MAX_FIELD_KEY_BYTES,
+  MAX_FIELD_NAME,
+  matchName,
+  newFrame,
+  type ScannerLimits,
+  type SchemaNode,
+  SKIP,
+} from './schema.js';
+import { Utf8Validator } from './utf8.js';
+
+/**
+ * Feed chunks with write(), then call end() for the kept root value. Throws JsonScanError on the first
+ * problem, with the byte offset and the deepest known JSON path.
+ */
+export class JsonScanner extends KeptValues {
+  private readonly utf8 = new Utf8Validator();
+
+  constructor(root: SchemaNode, limits: Partial<ScannerLimits> = {}) {
+    super(root, limits);
+  }
+
+  /** Total bytes fed so far. */
+  get bytes(): number {
+    return this.base;
+  }
+
+  write(buf: Buffer): void {
+    const bad = this.utf8.check(buf, this.base);
+    if (bad < 0) {
+      this.scan(buf);
+      return;
+    }
+    // Scan up to and including the invalid byte first: an earlier error, or a clearer one for the byte
+    // itself (a UTF-16 byte order mark, a byte outside any string), wins, and the path is the byte's.
+    if (bad >= this.base) this.scan(buf.subarray(0, bad - this.base + 1));
+    this.fail(
+      this.st === S_STRING
+        ? 'invalid UTF-8 inside a string (the input must be UTF-8 encoded)'
+        : 'invalid UTF-8 (the input must be UTF-8 encoded)',
+      bad,
+    );
+  }
+
+  private scan(buf: Buffer): void {
+    const n = buf.length;
+    // Resume a token split across chunks.
+    let i =
+      this.st === S_STRING
+        ? this.continueString(buf, 0)
+        : this.st === S_NUMBER
+          ? this.continueNumber(buf, 0)
+          : this.st === S_LITERAL
+            ? this.continueLiteral(buf, 0)
+            : 0;
+    while (i >= 0 && i < n) {
+      if (this.depth > this.frames.length) {
+        i = this.skipRun(buf, i);
+        continue;
+      }
+      const c = buf[i]!;
+      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) {
+        i++;
+        continue;
+      }
+      const st = this.st;
+      if (st === S_AFTER) {
+        const top = this.types[this.depth - 1];
+        if (c === 0x2c) {
+          if (top === OBJ) {
+            this.st = S_KEY;
+          } else {
+            this.st = S_VALUE;
+            const depth = this.depth;
+            if (depth === this.frames.length) this.frames[depth - 1]!.index++;
+          }
+          i++;
+        } else if ((c === 0x7d && top === OBJ) || (c === 0x5d && top === ARR)) {
+          this.close(this.base + i);
+          i++;
+        } else {
+          this.unexpected(c, this.base + i);
+        }
+      } else if (st === S_VALUE || st === S_ARR_FIRST) {
+        if (c === 0x5d && st === S_ARR_FIRST) {
+          this.close(this.base + i);
+          i++;
+        } else {
+          i = this.startValue(buf, i, c);
+        }
+      } else if (st === S_OBJ_FIRST || st === S_KEY) {
+        if (c === QUOTE) {
+          i = this.startKey(buf, i);
+        } else if (c === 0x7d && st === S_OBJ_FIRST) {
+          this.close(this.base + i);
+          i++;
+        } else {
+          this.unexpected(c, this.base + i);
+        }
+      } else if (st === S_COLON && c === 0x3a) {
+        this.st = S_VALUE;
+        i++;
+      } else {
+        // S_COLON without ':', or S_DONE: data after the end of the document.
+        this.unexpected(c, this.base + i);
+      }
+    }
+    this.base += n;
+  }
+
+  /** Finish the document and return the kept root value. */
+  end(): unknown {
+    const at = this.base;
+    const cut = this.utf8.incompleteAt();
+    if (cut >= 0) this.fail('invalid UTF-8: the input ends inside a character', cut);
+    switch (this.st) {
+      case S_DONE:
+        return this.result;
+      case S_NUMBER:
+        if (this.depth === 0) {
+          this.endNumber(at);
+          return this.result;
+        }
+        break;
+      case S_STRING:
+        this.fail(
+          `unexpected end of input: the string that starts at byte ${this.strStart} is not terminated`,
+          at,
+        );
+        break;
+      case S_LITERAL:
+        this.fail(`unexpected end of input inside '${LITERALS[this.litFirst]!.text}'`, at);
+    }
+    if (at === 0) this.fail('empty input: expected a JSON document', 0);
+    if (this.depth === 0 && this.st === S_VALUE) this.fail('no JSON value: the input is only whitespace', at);
+    this.endedEarly(at);
+  }
+
+  // ---- values ---------------------------------------------------------------------------------------
+
+  /** Start the value at buf[i]; returns the index after what was consumed, or -1 at the chunk's end. */
+  private startValue(buf: Buffer, i: number, c: number): number {
+    const at = this.base + i;
+    let node = this.nodeHere();
+    if (this.depth === 0) this.checkDocumentStart(buf, i, c);
+    if (node.kind === 'object' ? c !== 0x7b : node.kind === 'array' && c !== 0x5b) {
+      if (!startsValue(c)) this.unexpected(c, at);
+      // The wrong type: held back (a later duplicate key may replace it) and the value skipped.
+      const what = node.kind === 'object' || node.kind === 'array' ? node.what : 'a value';
+      this.reject({ reason: `expected ${what}, found ${describeValueStart(c)}`, offset: at, at: '' });
+      node = SKIP;
+    }
+    if (c === QUOTE)
+      return node.kind === 'skip' ? this.startSkippedString(buf, i) : this.startString(buf, i, node);
+    if (c === 0x7b || c === 0x5b) {
+      const isObject = c === 0x7b;
+      this.push(isObject ? OBJ : ARR, at);
+      if (node.kind !== 'skip') {
+        if (node.kind === 'value' && this.valueStart < 0) this.valueStart = at;
+        this.frames.push(newFrame(node, isObject, at));
+      }
+      this.st = isObject ? S_OBJ_FIRST : S_ARR_FIRST;
+      return i + 1;
+    }
+    if (c === 0x2d || isDigit(c)) return this.startNumber(buf, i, c, node);
+    if (c in LITERALS) return this.startLiteral(buf, i, c, node);
+    this.unexpected(c, at);
+  }
+
+  private startSkippedString(buf: Buffer, i: number): number {
+    this.beginString(STR_SKIP, this.base + i, SKIP, false);
+    return this.continueString(buf, i + 1);
+  }
+
+  /**
+   * A kept string. Fast path: a short ASCII string wholly in this chunk is sliced directly, or handed to
+   * JSON.parse with its quotes when it has escapes (for_each addresses do: `a.b[\"key\"]`).
+   */
+  private startString(buf: Buffer, i: number, node: SchemaNode): number {
+    const at = this.base + i;
+    const n = buf.length;
+    const from = i + 1;
+    const limit = Math.min(n, from + 4096);
+    let escapes = false;
+    let j = from;
+    for (; j < limit; j++) {
+      const b = buf[j]!;
+      if (b === BACKSLASH) {
+        escapes = true;
+        j++;
+        continue;
+      }
+      if (b === QUOTE || b < 0x20 || b >= 0x80) break;
+    }
+    if (j < n && buf[j] === QUOTE) {
+      const text = escapes ? parseEscapedToken(latin1(buf, i, j + 1)) : latin1(buf, from, j);
+      if (text !== undefined) {
+        this.st = this.afterValue();
+        this.deliver(text, node, at, this.base + j + 1);
+        return j + 1;
+      }
+      // Invalid or a lone surrogate: the string loop says exactly what is wrong, and where.
+    }
+    this.beginString(STR_VALUE, at, node, false);
+    return this.continueString(buf, from);
+  }
+
+  /** Friendlier messages for the usual wrong files, at the very first byte. */
+  private checkDocumentStart(buf: Buffer, i: number, c: number): void {
+    const at = this.base + i;
+    if (c === 0xef)
+      this.fail('the input starts with a UTF-8 byte order mark, which tfgate does not accept: remove it', at);
+    if (c === 0xff || c === 0xfe)
+      this.fail('the input looks UTF-16 encoded (it starts with a byte order mark): write it as UTF-8', at);
+    if (c === 0x50 && (i + 1 >= buf.length || buf[i + 1] === 0x4b))
+      this.fail("found 'P': this looks like a binary plan file (a zip archive), not its JSON rendering", at);
+    if (!startsValue(c)) this.fail(`not JSON: expected '{', found ${describeByte(c)}`, at);
+  }
+
+  // ---- keys and kept strings ----------------------------------------------------------------------------
+
+  private startKey(buf: Buffer, i: number): number {
+    const at = this.base + i;
+    const frame = this.frames[this.depth - 1]!;
+    const node = frame.node;
+    if (node.kind !== 'object') {
+      this.beginString(STR_KEY, at, SKIP, true);
+      return this.continueString(buf, i + 1);
+    }
+    // Fast path: a plain ASCII key wholly in this chunk is matched by its bytes, without a string.
+    const n = buf.length;
+    const from = i + 1;
+    const limit = Math.min(n, from + MAX_FIELD_NAME + 1);
+    let j = from;
+    for (; j < limit; j++) {
+      const c = buf[j]!;
+      if (c === QUOTE || c === BACKSLASH || c < 0x20 || c >= 0x80) break;
+    }
+    if (j < n && buf[j] === QUOTE) {
+      const field = matchName(node.names, buf, from, j);
+      if (field) this.setKey(frame, node, field.name, field.node);
+      else this.setKey(frame, node, latin1(buf, from, j), SKIP);
+      this.st = S_COLON;
+      return j + 1;
+    }
+    this.beginString(STR_FIELD, at, SKIP, true);
+    return this.continueString(buf, from);
+  }
+
+  /** Kept strings (and keys of schema objects): scanned by scanString, their bytes kept up to a cap. */
+  protected captureString(buf: Buffer, i: number): number {
+    const start = i;
+    const q = this.scanString(buf, i);
+    const end = q < 0 ? buf.length : q;
+    const len = this.strLen + (end - start);
+    if (len > (this.strMode === STR_FIELD ? MAX_FIELD_KEY_BYTES : this.limits.maxStringBytes)) {
+      if (this.strMode !== STR_FIELD)
+        this.fail(
+          `string longer than ${this.limits.maxStringBytes} bytes where a short value is expected`,
+          this.strStart,
+        );
+      // Too long to unescape to any field name: not a field, so the rest is skipped (still validated).
+      this.strMode = STR_SKIP;
+      this.strParts = [];
+      if (q < 0) return -1;
+      this.completeString(undefined, q);
+      return q + 1;
+    }
+    this.strLen = len;
+    if (q < 0) {
+      // A copy: the caller may reuse the chunk's memory.
+      if (end > start) this.strParts.push(Buffer.from(buf.subarray(start, end)));
+      return -1;
+    }
+    const parts = this.strParts;
+    let bytes: Buffer;
+    if (parts.length === 0) {
+      bytes = buf.subarray(start, q);
+    } else {
+      parts.push(buf.subarray(start, q));
+      bytes = Buffer.concat(parts, len);
+      this.strParts = [];
+    }
+    this.finishCaptured(bytes, q);
+    return q + 1;
+  }
+
+  /** Decode a captured string body (valid UTF-8 with valid escapes: both were checked while scanning). */
+  private finishCaptured(bytes: Buffer, q: number): void {
+    let text = isAscii(bytes) ? latin1(bytes, 0, bytes.length) : bytes.toString('utf8');
+    if (bytes.includes(BACKSLASH)) {
+      text = JSON.parse(`"${text}"`) as string;
+      // JSON.parse keeps a lone surrogate; Go (OPA) reads it as U+FFFD. A kept string must read the same,
+      // so it is a problem of the value (held back like the others: a later duplicate may replace it).
+      const lone = this.strMode === STR_FIELD ? null : LONE_SURROGATE.exec(text);
+      if (lone) {
+        const unit = lone[0].charCodeAt(0).toString(16).toUpperCase();
+        const problem: HeldProblem = {
+          reason: `an unpaired surrogate (U+${unit}, a \\u escape for half of a UTF-16 pair) where tfgate reads a value (OPA would read U+FFFD there, JSON.parse would keep it)`,
+          offset: this.strStart,
+          at: '',
+        };
+        if (this.strMode === STR_VALUE) {
+          this.reject(problem);
+          this.completeString(undefined, q);
+          return;
+        }
+        // A key of a kept generic object: the object is refused whatever the key's value.
+        this.frames[this.frames.length - 1]!.problem ??= problem;
+      }
+    }
+    this.completeString(text, q);
+  }
+}
+
+/**
+ * A short escaped string token (with its quotes) read by JSON.parse: it holds no key, so V8's key cache
+ * (nodejs/node#63785) is not involved. Undefined when invalid or when it holds a lone surrogate escape.
+ */
+function parseEscapedToken(token: string): string | undefined {
+  let text: string;
+  try {
+    text = JSON.parse(token) as string;
+  } catch {
+    return undefined;
+  }
+  return token.includes('\\u') && LONE_SURROGATE.test(text) ? undefined : text;
+}

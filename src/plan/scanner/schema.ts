@@ -1,0 +1,183 @@
+// What a scan keeps: the schema nodes (object fields descended into, arrays, small values kept whole,
+// everything else skipped), the resource limits, and the frame of a kept container being built.
+import type { HeldProblem } from './errors.js';
+
+/** A problem found by a schema check: what was expected, and optionally a path suffix such as `[1]`. */
+export interface Problem {
+  message: string;
+  at?: string;
+}
+
+export interface SkipNode {
+  readonly kind: 'skip';
+}
+/** An object whose listed fields are descended into; every other field is skipped. */
+export interface ObjectNode {
+  readonly kind: 'object';
+  /** Used in messages: "expected <what>". */
+  readonly what: string;
+  readonly fields: ReadonlyMap<string, SchemaNode>;
+  /** fields plus well-known skipped names, as bytes: keys are matched without allocating a string. */
+  readonly names: readonly FieldName[];
+  /** Fields (kept or skipped) whose presence close() is told about. */
+  readonly track?: ReadonlySet<string>;
+  readonly close?: (value: Record<string, unknown>, seen: ReadonlySet<string>) => Problem | undefined;
+}
+
+export interface FieldName {
+  readonly bytes: Uint8Array;
+  readonly name: string;
+  readonly node: SchemaNode;
+}
+export interface ArrayNode {
+  readonly kind: 'array';
+  readonly what: string;
+  readonly item: SchemaNode;
+  readonly close?: (value: unknown[]) => Problem | undefined;
+}
+/** A value materialized whole (small by contract: strings and the whole value are capped). */
+export interface ValueNode {
+  readonly kind: 'value';
+  readonly check?: (value: unknown) => Problem | undefined;
+}
+export type SchemaNode = SkipNode | ObjectNode | ArrayNode | ValueNode;
+
+export const SKIP: SkipNode = { kind: 'skip' };
+/** The node of everything inside a kept value. */
+export const GENERIC: ValueNode = { kind: 'value' };
+
+export interface ObjectNodeOptions {
+  close?: (value: Record<string, unknown>, seen: ReadonlySet<string>) => Problem | undefined;
+  /** Fields whose presence close() is told about, kept or not. */
+  track?: readonly string[];
+  /** Names usually present and skipped: matched without allocation, and named in error paths. */
+  skipped?: readonly string[];
+}
+
+export function objectNode(
+  what: string,
+  fields: Record<string, SchemaNode>,
+  options: ObjectNodeOptions = {},
+): ObjectNode {
+  const map = new Map(Object.entries(fields));
+  for (const name of [...map.keys(), ...(options.skipped ?? []), ...(options.track ?? [])]) {
+    if (name.length > MAX_FIELD_NAME || !/^[\x20-\x7e]*$/.test(name))
+      throw new Error(
+        `field name ${JSON.stringify(name)}: at most ${MAX_FIELD_NAME} printable ASCII characters`,
+      );
+  }
+  const names: FieldName[] = [...map].map(([name, node]) => ({ bytes: Buffer.from(name), name, node }));
+  for (const name of options.skipped ?? []) {
+    if (!map.has(name)) names.push({ bytes: Buffer.from(name), name, node: SKIP });
+  }
+  const node: { -readonly [K in keyof ObjectNode]: ObjectNode[K] } = {
+    kind: 'object',
+    what,
+    fields: map,
+    names,
+  };
+  if (options.close) node.close = options.close;
+  if (options.track) node.track = new Set(options.track);
+  return node;
+}
+
+export function arrayNode(
+  what: string,
+  item: SchemaNode,
+  close?: (value: unknown[]) => Problem | undefined,
+): ArrayNode {
+  return close ? { kind: 'array', what, item, close } : { kind: 'array', what, item };
+}
+
+export function valueNode(check?: (value: unknown) => Problem | undefined): ValueNode {
+  return check ? { kind: 'value', check } : { kind: 'value' };
+}
+
+/** The field of `names` whose bytes are buf[start, end), matched without allocating a string. */
+export function matchName(
+  names: readonly FieldName[],
+  buf: Buffer,
+  start: number,
+  end: number,
+): FieldName | undefined {
+  const len = end - start;
+  outer: for (let f = 0; f < names.length; f++) {
+    const field = names[f]!;
+    const bytes = field.bytes;
+    if (bytes.length !== len) continue;
+    for (let k = 0; k < len; k++) if (bytes[k] !== buf[start + k]) continue outer;
+    return field;
+  }
+  return undefined;
+}
+
+export interface ScannerLimits {
+  /** Longest kept string, in bytes. */
+  maxStringBytes: number;
+  /** Largest kept value (e.g. change.importing), in bytes of JSON text. */
+  maxValueBytes: number;
+  /** Deepest nesting accepted anywhere, kept or skipped. */
+  maxDepth: number;
+}
+
+export const DEFAULT_LIMITS: ScannerLimits = {
+  maxStringBytes: 1024 * 1024,
+  maxValueBytes: 1024 * 1024,
+  maxDepth: 10_000,
+};
+
+/** Longest kept number, in characters (a count index or a number inside a kept value). */
+export const MAX_NUMBER_CHARS = 1024;
+
+/** Longest field name of a schema object (objectNode checks), plus slack. */
+export const MAX_FIELD_NAME = 64;
+/**
+ * A key of a schema object longer than this, in raw bytes, cannot unescape to a field name (they are
+ * printable ASCII, 6 bytes at most each, as in `\u0061`), so it is skipped without being kept.
+ */
+export const MAX_FIELD_KEY_BYTES = 6 * MAX_FIELD_NAME;
+
+/** A kept container being built. */
+export interface Frame {
+  readonly node: ObjectNode | ArrayNode | ValueNode;
+  readonly isObject: boolean;
+  readonly obj: Record<string, unknown> | undefined;
+  readonly arr: unknown[] | undefined;
+  readonly start: number;
+  /** Current member key (objects); undefined when not read (too long to be a field). */
+  key: string | undefined;
+  /** Index of the element being read (arrays). */
+  index: number;
+  /** Schema node of the value after the current key (objects). */
+  next: SchemaNode;
+  /** Tracked keys seen so far (ObjectNode.track). */
+  seen: Set<string> | undefined;
+  /** Held-back schema problems of members, by key (objects): a later duplicate key may replace them. */
+  problems: Map<string, HeldProblem> | undefined;
+  /** The first problem nothing can replace: an element's (arrays), a key's (kept generic objects). */
+  problem: HeldProblem | undefined;
+}
+
+export function newFrame(node: ObjectNode | ArrayNode | ValueNode, isObject: boolean, start: number): Frame {
+  return {
+    node,
+    isObject,
+    obj: isObject ? {} : undefined,
+    arr: isObject ? undefined : [],
+    start,
+    key: undefined,
+    index: 0,
+    next: SKIP,
+    seen: undefined,
+    problems: undefined,
+    problem: undefined,
+  };
+}
+
+/** The frame's held-back problem that comes first in the document. */
+export function firstProblem(frame: Frame): HeldProblem | undefined {
+  let first = frame.problem;
+  if (frame.problems === undefined) return first;
+  for (const held of frame.problems.values()) if (!first || held.offset < first.offset) first = held;
+  return first;
+}

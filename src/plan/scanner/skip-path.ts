@@ -1,0 +1,152 @@
+// The skip path: validates skipped territory (deeper than every kept frame) with as little work per token
+// as possible, its state in locals. It shares the tokenizer's states and, for whatever it does not finish
+// itself (a token cut by the chunk's end, anything to report), hands over to the tokenizer's general code.
+import {
+  ARR,
+  isDigit,
+  LITERALS,
+  numberEnd,
+  OBJ,
+  QUOTE,
+  S_AFTER,
+  S_ARR_FIRST,
+  S_COLON,
+  S_DONE,
+  S_KEY,
+  S_OBJ_FIRST,
+  S_VALUE,
+  STR_SKIP,
+  stringEnd,
+} from './bytes.js';
+import { SKIP } from './schema.js';
+import { Tokenizer } from './tokenizer.js';
+
+export abstract class SkipPath extends Tokenizer {
+  /**
+   * The hot loop. Returns where it stopped: back at the kept level, at the chunk's end (n), or -1 when a
+   * token continues into the next chunk (its state is saved for the resume path in write()).
+   */
+  protected skipRun(buf: Buffer, i: number): number {
+    const n = buf.length;
+    const kept = this.frames.length;
+    let types = this.types;
+    let depth = this.depth;
+    let st = this.st;
+    while (i < n) {
+      const c = buf[i]!;
+      if (c <= 0x20 && (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09)) {
+        i++;
+        continue;
+      }
+      if (st === S_AFTER) {
+        if (c === 0x2c) {
+          st = types[depth - 1] === OBJ ? S_KEY : S_VALUE;
+          i++;
+          continue;
+        }
+      } else if (st === S_KEY || st === S_OBJ_FIRST) {
+        if (c === QUOTE) {
+          const q = stringEnd(buf, i + 1);
+          if (q < 0) {
+            this.depth = depth;
+            this.beginString(STR_SKIP, this.base + i, SKIP, true);
+            return this.skipString(buf, i + 1);
+          }
+          // Compact JSON: the colon usually follows the key at once.
+          if (q + 1 < n && buf[q + 1] === 0x3a) {
+            st = S_VALUE;
+            i = q + 2;
+          } else {
+            st = S_COLON;
+            i = q + 1;
+          }
+          continue;
+        }
+      } else if (st === S_COLON) {
+        if (c === 0x3a) {
+          st = S_VALUE;
+          i++;
+          continue;
+        }
+      } else {
+        // S_VALUE or S_ARR_FIRST
+        if (c === QUOTE) {
+          const q = stringEnd(buf, i + 1);
+          if (q < 0) {
+            this.depth = depth;
+            this.beginString(STR_SKIP, this.base + i, SKIP, false);
+            return this.skipString(buf, i + 1);
+          }
+          st = S_AFTER;
+          i = q + 1;
+          continue;
+        }
+        if (c === 0x7b || c === 0x5b) {
+          if (depth === types.length || depth >= this.limits.maxDepth) {
+            this.depth = depth;
+            this.st = st;
+            this.push(c === 0x7b ? OBJ : ARR, this.base + i);
+            types = this.types;
+            depth = this.depth;
+          } else {
+            types[depth++] = c === 0x7b ? OBJ : ARR;
+          }
+          st = c === 0x7b ? S_OBJ_FIRST : S_ARR_FIRST;
+          i++;
+          continue;
+        }
+        const isNumber = c === 0x2d || isDigit(c);
+        if (isNumber) {
+          const end = numberEnd(buf, i);
+          if (end >= 0) {
+            st = S_AFTER;
+            i = end;
+            continue;
+          }
+        } else if (c === 0x74 || c === 0x66 || c === 0x6e) {
+          const bytes = LITERALS[c]!.bytes;
+          const len = bytes.length;
+          if (i + len <= n && buf[i + 1] === bytes[1] && buf[i + 2] === bytes[2] && buf[i + 3] === bytes[3]) {
+            if (len === 4 || buf[i + 4] === bytes[4]) {
+              st = S_AFTER;
+              i += len;
+              continue;
+            }
+          }
+        }
+        // Numbers and literals split across chunks or invalid: the general token code says what is wrong.
+        if (isNumber || c === 0x74 || c === 0x66 || c === 0x6e) {
+          this.depth = depth;
+          this.st = st;
+          i = isNumber ? this.startNumber(buf, i, c, SKIP) : this.startLiteral(buf, i, c, SKIP);
+          if (i < 0) return -1;
+          st = this.st;
+          continue;
+        }
+      }
+      // A closing bracket where one may come: the container ends, and maybe the skipped territory with it.
+      if (
+        c === 0x7d
+          ? st === S_OBJ_FIRST || (st === S_AFTER && types[depth - 1] === OBJ)
+          : c === 0x5d && (st === S_ARR_FIRST || (st === S_AFTER && types[depth - 1] === ARR))
+      ) {
+        depth--;
+        i++;
+        if (depth === kept) {
+          this.depth = depth;
+          this.st = depth === 0 ? S_DONE : S_AFTER;
+          return i;
+        }
+        st = S_AFTER;
+        continue;
+      }
+      // Anything else is an error: let the tokenizer describe it.
+      this.depth = depth;
+      this.st = st;
+      this.unexpected(c, this.base + i);
+    }
+    this.depth = depth;
+    this.st = st;
+    return n;
+  }
+}
