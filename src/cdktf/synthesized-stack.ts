@@ -3,7 +3,7 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../errors/index.js';
-import { JsonScanError, JsonScanner, valueNode } from '../plan/json-scanner.js';
+import { JsonScanError, JsonScanner, valueNode } from '../plan/scanner/index.js';
 
 export interface SynthesizedResource {
   /** `${type}.${name}`: the address `terraform plan` gives the resource (instances add [index]). */

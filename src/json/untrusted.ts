@@ -2,7 +2,7 @@
 // scanner, never by JSON.parse: on Node 24 and 26 (V8 12.8 to 14.6) JSON.parse can read a key written with an
 // escape as another key an earlier parse left in V8's cache (https://github.com/nodejs/node/issues/63785).
 // The scanner gives what a correct JSON.parse gives for the same UTF-8 bytes, or refuses them.
-import { JsonScanError, JsonScanner, valueNode } from '../plan/json-scanner.js';
+import { JsonScanError, JsonScanner, valueNode } from '../plan/scanner/index.js';
 
 export { JsonScanError };
 
