@@ -1,7 +1,19 @@
 // The tokenizer: the nesting stack, the grammar state, and the tokens (strings, numbers, literals) as
 // resumable state machines, so any token may be split across chunks. What a token is for (kept or skipped,
 // and where a kept one goes) is the scanner's (scanner.ts); the skip path (skip-path.ts) is its fast loop.
+import * as alphabet from './bytes.js';
+import { describeByte, expectedAtEnd, JsonScanError, keySegment, unexpectedByte } from './errors.js';
 import {
+  DEFAULT_LIMITS,
+  type Frame,
+  MAX_NUMBER_CHARS,
+  type ScannerLimits,
+  type SchemaNode,
+  SKIP,
+} from './schema.js';
+
+// Module-local copies (see bytes.ts).
+const {
   BACKSLASH,
   ESC_BACKSLASH,
   ESC_NONE,
@@ -25,16 +37,7 @@ import {
   SIMPLE_ESCAPE,
   STR_SKIP,
   STRING_SPECIAL,
-} from './bytes.js';
-import { describeByte, expectedAtEnd, JsonScanError, keySegment, unexpectedByte } from './errors.js';
-import {
-  DEFAULT_LIMITS,
-  type Frame,
-  MAX_NUMBER_CHARS,
-  type ScannerLimits,
-  type SchemaNode,
-  SKIP,
-} from './schema.js';
+} = alphabet;
 
 export abstract class Tokenizer {
   protected readonly limits: ScannerLimits;
