@@ -1,7 +1,7 @@
 // The service route of the PlanEvaluator seam: the plan is streamed as the request body, never held whole.
 import type { PlanEvaluator } from '../commands/evaluator.js';
 import { NoDecisionError } from '../errors/index.js';
-import type { EvaluationResult, Severity } from '../model/index.js';
+import { type EvaluationResult, emptyCounts, type Severity } from '../model/index.js';
 import type { PlanSource } from '../plan/index.js';
 import { packagePath, ServiceClient } from './client.js';
 import type { ClientFlags } from './config.js';
@@ -53,18 +53,7 @@ export class RemoteEvaluator implements PlanEvaluator {
         decision: 'block',
         min_severity: minSeverity,
         findings: [],
-        counts: {
-          resource_changes: 0,
-          creations: 0,
-          destructions: 0,
-          unrecognized: 0,
-          findings: 0,
-          updates: 0,
-          reads: 0,
-          imports: 0,
-          forgets: 0,
-          no_ops: 0,
-        },
+        counts: emptyCounts(),
       };
       statusOnly.set(
         result,

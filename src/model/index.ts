@@ -88,6 +88,24 @@ export interface EvaluationCounts {
   no_ops: number;
 }
 
+export const COUNT_KEYS = [
+  'resource_changes',
+  'creations',
+  'destructions',
+  'unrecognized',
+  'findings',
+  'updates',
+  'reads',
+  'imports',
+  'forgets',
+  'no_ops',
+] as const satisfies ReadonlyArray<keyof EvaluationCounts>;
+
+/** Every count at zero. */
+export function emptyCounts(): EvaluationCounts {
+  return Object.fromEntries(COUNT_KEYS.map((key) => [key, 0])) as unknown as EvaluationCounts;
+}
+
 /** The contract's evaluation response. The CLI, the service and the bundle all return this. */
 export interface EvaluationResult {
   package_id: string;

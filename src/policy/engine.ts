@@ -6,19 +6,18 @@ import { createRequire } from 'node:module';
 import { z } from 'zod';
 import { InvalidPlanError, NoDecisionError, TfgateError } from '../errors/index.js';
 import {
+  COUNT_KEYS,
   type DetectedDrift,
-  DRIFT_RULES,
   decide,
   type EvalFinding,
   type EvaluationCounts,
   type EvaluationResult,
+  emptyCounts,
   type ObservedStateInput,
-  PLAN_ACTIONS,
-  PLAN_RULES,
   type PlanInput,
-  SEVERITIES,
   type Severity,
 } from '../model/index.js';
+import { driftFindingSchema, evalFindingSchema, evaluationCountsSchema } from '../schemas/contract.js';
 import { POLICY_DATA_ROOT, type PolicyData } from './data.js';
 import { findingId } from './finding-id.js';
 
@@ -39,6 +38,7 @@ const wasmApi = (
   }
 ).WebAssembly;
 
+/** The policy's entrypoints, in policy.wasm and in a bundle's manifest. */
 export const PLAN_ENTRYPOINT = 'tfgate/conformance/plan';
 export const DRIFT_ENTRYPOINT = 'tfgate/conformance/drift';
 
@@ -215,23 +215,6 @@ export function toEvaluationResult(
   };
 }
 
-const COUNT_KEYS = [
-  'resource_changes',
-  'creations',
-  'destructions',
-  'unrecognized',
-  'findings',
-  'updates',
-  'reads',
-  'imports',
-  'forgets',
-  'no_ops',
-] as const satisfies ReadonlyArray<keyof EvaluationCounts>;
-
-function emptyCounts(): EvaluationCounts {
-  return Object.fromEntries(COUNT_KEYS.map((key) => [key, 0])) as unknown as EvaluationCounts;
-}
-
 /**
  * The plan as the policy's input, in chunks of `chunkSize` changes, each `{"resource_changes": [...]}`
  * holding only what the rules read: address, mode, type, deposed, change.actions, change.importing.
@@ -281,45 +264,23 @@ function byAddressThenRule(
   return 0;
 }
 
-// The policy's output is a boundary too (a bundle may carry its own wasm): check its shape.
-const severitySchema = z.enum(SEVERITIES);
+// The policy's output is a boundary too (a bundle may carry its own wasm): check its shape, with the
+// contract's schemas less what tfgate adds (the finding id).
 const planOutputSchema = z.object({
-  findings: z.array(
-    z.object({
-      rule: z.enum(PLAN_RULES),
-      severity: severitySchema,
-      address: z.string(),
-      type: z.string(),
-      kind: z.string(),
-      actions: z.array(z.enum(PLAN_ACTIONS)),
-      capability: z.string().optional(),
-      message: z.string(),
-    }),
-  ),
-  counts: z.object({
-    resource_changes: z.number().int(),
-    creations: z.number().int(),
-    destructions: z.number().int(),
-    unrecognized: z.number().int(),
-    findings: z.number().int(),
-    updates: z.number().int(),
-    reads: z.number().int(),
-    imports: z.number().int(),
-    forgets: z.number().int(),
-    no_ops: z.number().int(),
-  }),
+  findings: z.array(evalFindingSchema.omit({ id: true })),
+  counts: evaluationCountsSchema,
   errors: z.array(z.string()),
 });
 const driftOutputSchema = z.object({
   findings: z.array(
-    z.object({
-      rule: z.enum(DRIFT_RULES),
-      severity: severitySchema,
-      address: z.string(),
-      type: z.string().optional(),
-      kind: z.string().optional(),
-      capability: z.string().optional(),
-      message: z.string(),
+    driftFindingSchema.pick({
+      rule: true,
+      severity: true,
+      address: true,
+      type: true,
+      kind: true,
+      capability: true,
+      message: true,
     }),
   ),
   errors: z.array(z.string()),

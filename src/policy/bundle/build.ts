@@ -5,16 +5,15 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Design } from '../../design/index.js';
 import { compilePolicyData, type PolicyData } from '../data.js';
+import { DRIFT_ENTRYPOINT, PLAN_ENTRYPOINT } from '../engine.js';
 import { canonicalJsonDigest } from './canonical-json.js';
 import {
   BUNDLE_ROOT,
   type BundleManifest,
   DATA_FILE,
-  DRIFT_ENTRYPOINT,
   HASH_ALGORITHM,
   isStructuredFile,
   MANIFEST_FILE,
-  PLAN_ENTRYPOINT,
   REGO_DIR,
   SIGNATURES_FILE,
   type SignaturePayload,

@@ -9,8 +9,6 @@ export const WASM_FILE = 'policy.wasm';
 /** Rego sources live under the policy's data path, as their package says. */
 export const REGO_DIR = 'tfgate';
 export const BUNDLE_ROOT = 'tfgate';
-export const PLAN_ENTRYPOINT = 'tfgate/conformance/plan';
-export const DRIFT_ENTRYPOINT = 'tfgate/conformance/drift';
 export const HASH_ALGORITHM = 'SHA-256';
 
 /** OPA hashes these canonically (parsed JSON, sorted keys); all other files byte for byte (IsStructuredDoc). */
