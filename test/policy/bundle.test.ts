@@ -1,10 +1,11 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BundleVerificationError } from '../../src/errors/index.js';
+import { BundleVerificationError, UsageError } from '../../src/errors/index.js';
 import { assembleBundle, type PolicySources } from '../../src/policy/bundle/build.js';
 import { canonicalJsonDigest, renderCanonicalJson } from '../../src/policy/bundle/canonical-json.js';
 import { readCanonicalJson } from '../../src/policy/bundle/canonical-read.js';
-import { loadSigningKey, signCompactJws } from '../../src/policy/bundle/jws.js';
+import { loadSigningKey, loadVerificationKey, signCompactJws } from '../../src/policy/bundle/jws.js';
 import { verifyBundle } from '../../src/policy/bundle/verify.js';
 import {
   entry,
@@ -243,6 +244,63 @@ describe('bundle verification refuses', () => {
   it('a signed bundle when no public key is given', async () => {
     const error = await verifyBundle(bundle, {}).catch((e: BundleVerificationError) => e);
     expect(error).toMatchObject({ code: 'public_key_required' });
+  });
+
+  it('a public key that cannot verify RS256 (not PEM, not RSA, a private key, too short): no decision, exit 4', async () => {
+    const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({
+      type: 'spki',
+      format: 'pem',
+    });
+    const short = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({
+      type: 'spki',
+      format: 'pem',
+    });
+    for (const [pem, message] of [
+      ['not a key', /not a PEM public key/],
+      [ec, /is a ec key; RS256 needs RSA/],
+      [keys.privatePem, /is a private key/],
+      [short, /1024-bit RSA key; RS256 needs at least 2048 bits/],
+    ] as const) {
+      // Both ways in: the key loader alone, and a whole verification.
+      expect(() => loadVerificationKey(pem)).toThrow(BundleVerificationError);
+      const error = await refusal(bundle, { publicKeyPem: pem });
+      expect(error).toMatchObject({ code: 'invalid_public_key', exitCode: 4 });
+      expect(error.message).toMatch(message);
+    }
+  });
+
+  it('a signing key that cannot sign RS256: a usage error, exit 1', () => {
+    const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({
+      type: 'pkcs8',
+      format: 'pem',
+    });
+    for (const pem of ['not a key', ec]) {
+      expect(() => loadSigningKey(pem)).toThrow(UsageError);
+      expect(() => loadSigningKey(pem)).toThrow(expect.objectContaining({ exitCode: 1 }));
+    }
+  });
+
+  it('a JWS whose header is not JSON, or whose critical header jose does not know', async () => {
+    const withHeader = (header: string) =>
+      rewriteBundle(bundle, (entries) =>
+        entries.map((e) => {
+          if (e.name !== '.signatures.json') return e;
+          const [, payload, signature] = (
+            JSON.parse(e.data.toString()) as { signatures: string[] }
+          ).signatures[0]!.split('.');
+          const h = Buffer.from(header).toString('base64url');
+          return {
+            ...e,
+            data: Buffer.from(JSON.stringify({ signatures: [`${h}.${payload}.${signature}`] })),
+          };
+        }),
+      );
+    expect((await refusal(withHeader('{"alg":"RS256",}'))).code).toBe('signature_malformed');
+    // An escaped key is read as what it says ("alg"), not as JSON.parse might misread it.
+    expect((await refusal(withHeader('{"\\u0061lg":"none"}'))).code).toBe('signature_algorithm');
+    expect((await refusal(withHeader('{"alg":"RS256","crit":["x"],"x":1}'))).code).toBe(
+      'signature_malformed',
+    );
   });
 
   it.each([

@@ -1,27 +1,63 @@
-// Compact JWS with RS256 (RFC 7515), the one form OPA's bundle signatures take.
-import { createHash, createPrivateKey, createPublicKey, type KeyObject, sign, verify } from 'node:crypto';
-import { BundleVerificationError, UsageError } from '../../errors/index.js';
+// Compact JWS with RS256 (RFC 7515), the one form OPA's bundle signatures take. Verification is jose's
+// (a vetted JOSE library) with the algorithm pinned to RS256; the header and payload are read with the
+// untrusted-JSON reader, as everything from a bundle is. Signing stays on node:crypto: jose signs only
+// asynchronously (WebCrypto), and assembleBundle is synchronous public API; what it signs is verified
+// here with jose and by the real opa in test/interop.
+import { createHash, createPrivateKey, createPublicKey, type KeyObject, sign } from 'node:crypto';
+import { compactVerify, errors as joseErrors } from 'jose';
+import { BundleVerificationError, type TfgateError, UsageError } from '../../errors/index.js';
+import { parseUntrustedJson } from '../../json/untrusted.js';
 
 export const JWS_ALGORITHM = 'RS256';
 
-/** Parse a PEM private key (PKCS#8 or PKCS#1) used to sign bundles. */
-export function loadSigningKey(pem: string | Buffer, source = 'the signing key'): KeyObject {
+/** The largest JWS header or payload read: a payload lists a handful of files. */
+const MAX_JWS_PART_BYTES = 1024 * 1024;
+const MIN_RSA_BITS = 2048;
+
+type KeyError = (code: string, message: string, options?: { hint?: string; cause?: unknown }) => TfgateError;
+
+/**
+ * A PEM key as a KeyObject, RSA or refused with `error`. A bad signing key is a usage error (exit 1); a bad
+ * public key means the bundle cannot be verified, so no decision (exit 4): BundleVerificationError.
+ */
+function loadRsaKey(
+  pem: string | Buffer,
+  source: string,
+  kind: 'private' | 'public',
+  error: KeyError,
+  hint: string,
+): KeyObject {
+  const code = kind === 'private' ? 'invalid_signing_key' : 'invalid_public_key';
   let key: KeyObject;
   try {
-    key = createPrivateKey(pem);
-  } catch (error) {
-    throw new UsageError('invalid_signing_key', `${source} is not a PEM private key`, {
-      hint: 'generate one with: openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:3072 -out signing.pem',
-      cause: error,
-    });
+    key = kind === 'private' ? createPrivateKey(pem) : createPublicKey(pem);
+  } catch (cause) {
+    throw error(code, `${source} is not a PEM ${kind} key`, { hint, cause });
   }
-  if (key.asymmetricKeyType !== 'rsa') {
-    throw new UsageError(
-      'invalid_signing_key',
-      `${source} is a ${key.asymmetricKeyType} key; RS256 needs RSA`,
+  if (key.asymmetricKeyType !== 'rsa')
+    throw error(code, `${source} is a ${key.asymmetricKeyType} key; ${JWS_ALGORITHM} needs RSA`, { hint });
+  // jose refuses shorter RS256 keys (RFC 7518 3.3): refused here, so no bundle is signed that cannot verify.
+  const bits = key.asymmetricKeyDetails?.modulusLength ?? 0;
+  if (bits < MIN_RSA_BITS)
+    throw error(
+      code,
+      `${source} is a ${bits}-bit RSA key; ${JWS_ALGORITHM} needs at least ${MIN_RSA_BITS} bits`,
+      {
+        hint,
+      },
     );
-  }
   return key;
+}
+
+/** Parse a PEM private key (PKCS#8 or PKCS#1) used to sign bundles. A bad key is a usage error: exit 1. */
+export function loadSigningKey(pem: string | Buffer, source = 'the signing key'): KeyObject {
+  return loadRsaKey(
+    pem,
+    source,
+    'private',
+    (code, message, options) => new UsageError(code, message, options),
+    'generate one with: openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:3072 -out signing.pem',
+  );
 }
 
 /** Parse a PEM public key (SPKI, PKCS#1 or a certificate). A bad key means no verification: exit 4. */
@@ -36,35 +72,28 @@ export function loadVerificationKey(pem: string | Buffer, source = 'the public k
       },
     );
   }
-  let key: KeyObject;
-  try {
-    key = createPublicKey(text);
-  } catch (error) {
-    throw new BundleVerificationError('invalid_public_key', `${source} is not a PEM public key`, {
-      hint: 'pass the platform public key (GET /v1/analysis/conformance/public-key with Accept: application/x-pem-file)',
-      cause: error,
-    });
-  }
-  if (key.asymmetricKeyType !== 'rsa') {
-    throw new UsageError(
-      'invalid_public_key',
-      `${source} is a ${key.asymmetricKeyType} key; RS256 needs RSA`,
-    );
-  }
-  return key;
+  return loadRsaKey(
+    text,
+    source,
+    'public',
+    (code, message, options) => new BundleVerificationError(code, message, options),
+    'pass the platform RSA public key (GET /v1/analysis/conformance/public-key with Accept: application/x-pem-file)',
+  );
 }
 
 /** A stable key id: the first 16 hex digits of the SHA-256 of the public key's SPKI DER. */
 export function keyIdFor(key: KeyObject): string {
-  const publicKey = key.type === 'private' ? createPublicKey(key) : key;
-  const der = publicKey.export({ type: 'spki', format: 'der' });
+  const der = publicOf(key).export({ type: 'spki', format: 'der' });
   return createHash('sha256').update(der).digest('hex').slice(0, 16);
 }
 
 /** The public key as SPKI PEM, the form `opa build --verification-key` reads. */
 export function publicKeyPem(key: KeyObject): string {
-  const publicKey = key.type === 'private' ? createPublicKey(key) : key;
-  return publicKey.export({ type: 'spki', format: 'pem' }).toString();
+  return publicOf(key).export({ type: 'spki', format: 'pem' }).toString();
+}
+
+function publicOf(key: KeyObject): KeyObject {
+  return key.type === 'private' ? createPublicKey(key) : key;
 }
 
 export function signCompactJws(header: Record<string, unknown>, payload: unknown, key: KeyObject): string {
@@ -88,9 +117,12 @@ export function decodeCompactJws(token: string): DecodedJws {
     );
   }
   try {
+    const header = parseUntrustedJson(Buffer.from(parts[0]!, 'base64url'), MAX_JWS_PART_BYTES);
+    if (typeof header !== 'object' || header === null || Array.isArray(header))
+      throw new Error('the JWS header is not a JSON object');
     return {
-      header: JSON.parse(Buffer.from(parts[0]!, 'base64url').toString('utf8')) as Record<string, unknown>,
-      payload: JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as unknown,
+      header: header as Record<string, unknown>,
+      payload: parseUntrustedJson(Buffer.from(parts[1]!, 'base64url'), MAX_JWS_PART_BYTES),
     };
   } catch (error) {
     throw new BundleVerificationError(
@@ -101,8 +133,8 @@ export function decodeCompactJws(token: string): DecodedJws {
   }
 }
 
-/** Verify an RS256 compact JWS; refuses any other algorithm (in particular "none"). */
-export function verifyCompactJws(token: string, key: KeyObject): DecodedJws {
+/** Verify an RS256 compact JWS with jose; refuses any other algorithm (in particular "none"). */
+export async function verifyCompactJws(token: string, key: KeyObject): Promise<DecodedJws> {
   const decoded = decodeCompactJws(token);
   if (decoded.header.alg !== JWS_ALGORITHM) {
     throw new BundleVerificationError(
@@ -110,13 +142,21 @@ export function verifyCompactJws(token: string, key: KeyObject): DecodedJws {
       `.signatures.json: the JWS algorithm is ${JSON.stringify(decoded.header.alg)}; only ${JWS_ALGORITHM} is accepted`,
     );
   }
-  const [h, p, s] = token.split('.') as [string, string, string];
-  const ok = verify('sha256', Buffer.from(`${h}.${p}`, 'ascii'), key, Buffer.from(s, 'base64url'));
-  if (!ok) {
+  try {
+    await compactVerify(token, key, { algorithms: [JWS_ALGORITHM] });
+  } catch (error) {
+    if (error instanceof joseErrors.JWSSignatureVerificationFailed) {
+      throw new BundleVerificationError(
+        'signature_invalid',
+        '.signatures.json: the signature does not verify with the given public key (wrong key, or the signature was altered)',
+        { hint: 'check that --public-key is the platform key that signed this bundle', cause: error },
+      );
+    }
+    // jose refused the token itself (e.g. a "crit" header it does not understand): never trusted.
     throw new BundleVerificationError(
-      'signature_invalid',
-      '.signatures.json: the signature does not verify with the given public key (wrong key, or the signature was altered)',
-      { hint: 'check that --public-key is the platform key that signed this bundle' },
+      'signature_malformed',
+      `.signatures.json: the JWS is not acceptable: ${(error as Error).message}`,
+      { cause: error },
     );
   }
   return decoded;

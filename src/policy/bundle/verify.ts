@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { BundleVerificationError } from '../../errors/index.js';
+import { parseUntrustedJson } from '../../json/untrusted.js';
 import type { PolicyData } from '../data.js';
 import { CanonicalJsonError, type CanonicalRendering, renderCanonicalJson } from './canonical-json.js';
 import { readCanonicalJson } from './canonical-read.js';
@@ -86,7 +87,7 @@ export async function verifyBundle(
 
   let signature: VerifiedSignature | undefined;
   if (signatureEntry) {
-    signature = verifySignature(signatureEntry, contentEntries, options);
+    signature = await verifySignature(signatureEntry, contentEntries, options);
   } else if (!options.allowUnsigned) {
     refuse(
       'bundle_unsigned',
@@ -161,11 +162,11 @@ interface VerifiedSignature {
  * OPA's checks (verify.go): exactly one JWS, a good signature, the scope; then every file named in the
  * list and every listed file present, all before any file is hashed.
  */
-function verifySignature(
+async function verifySignature(
   signatureEntry: TarEntry,
   contentEntries: readonly TarEntry[],
   options: VerifyBundleOptions,
-): VerifiedSignature {
+): Promise<VerifiedSignature> {
   if (options.publicKeyPem === undefined) {
     refuse(
       'public_key_required',
@@ -183,7 +184,7 @@ function verifySignature(
       `${SIGNATURES_FILE}: expected exactly one JWS, found ${parsed.data.signatures.length}`,
     );
   }
-  const jws = verifyCompactJws(parsed.data.signatures[0]!, key);
+  const jws = await verifyCompactJws(parsed.data.signatures[0]!, key);
   const payload = signaturePayloadSchema.safeParse(jws.payload);
   if (!payload.success)
     refuse('signature_malformed', `${SIGNATURES_FILE}: the JWS payload has no valid "files" list`);
@@ -318,9 +319,11 @@ function readLayout(
   return { manifest: manifest.data, data: data.data as unknown as PolicyData, wasm };
 }
 
+/** An untrusted JSON file of the bundle (not JSON.parse: nodejs/node#63785); a byte order mark is ignored. */
 function parseJson(bytes: Buffer, name: string): unknown {
+  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
   try {
-    return JSON.parse(bytes.toString('utf8').replace(/^\uFEFF/, ''));
+    return parseUntrustedJson(bytes.subarray(bom));
   } catch (error) {
     return refuse('bundle_invalid_json', `${name}: not valid JSON: ${(error as Error).message}`);
   }
