@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { CLIENT_FLAG_NAMES, clientFlagsSchema, ServiceClient, type TransportDeps } from '../client/index.js';
 import { isTfgateError, UsageError } from '../errors/index.js';
 import { nonEmpty, packageIdSchema, parseOptions } from '../options/common.js';
-import { DEFAULT_BUNDLE_LIMITS, type VerifiedBundle, verifyBundle } from '../policy/bundle/index.js';
+import { DEFAULT_BUNDLE_LIMITS, readVerifiedBundle, type VerifiedBundle } from '../policy/bundle/index.js';
 import { writeFileAtomic } from '../report/index.js';
 
 export const DEFAULT_BUNDLE_CACHE = '.tfgate/bundles';
@@ -183,7 +183,7 @@ export async function runBundlePull(
     // The key first, every time: a rotated key must not leave an old bundle trusted.
     const publicKeyPem = await client.publicKeyPem();
     const verify = (bytes: Uint8Array): Promise<VerifiedBundle> =>
-      verifyBundle(bytes, { publicKeyPem, expectedPackageId: options.packageId });
+      readVerifiedBundle(bytes, { publicKey: { pem: publicKeyPem }, expectedPackageId: options.packageId });
 
     const notes: string[] = [];
     const cached = await readCache(dir, options.packageId, notes);

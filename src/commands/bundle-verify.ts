@@ -1,8 +1,7 @@
 // `tfgate bundle verify`: what opa would check (signature, scope, every file's digest), and tfgate's layout.
 import { z } from 'zod';
 import { parseOptions } from '../options/common.js';
-import { readInput } from '../policy/bundle/evaluator.js';
-import { type VerifiedBundle, verifyBundle } from '../policy/bundle/index.js';
+import { readVerifiedBundle, type VerifiedBundle } from '../policy/bundle/index.js';
 
 export const bundleVerifyOptionsSchema = z
   .object({
@@ -42,12 +41,8 @@ export function resolveBundleVerifyOptions(bundle: string, flags: BundleVerifyFl
 /** Resolves with what was verified; a refusal is a thrown BundleVerificationError (exit 4) saying which check failed. */
 export async function runBundleVerify(input: BundleVerifyOptions): Promise<VerifiedBundle> {
   const options = bundleVerifyOptionsSchema.parse(input);
-  const [bytes, publicKeyPem] = await Promise.all([
-    readInput(options.bundle, 'bundle'),
-    options.publicKey === undefined ? undefined : readInput(options.publicKey, 'public key'),
-  ]);
-  return verifyBundle(bytes, {
-    publicKeyPem,
+  return readVerifiedBundle(options.bundle, {
+    ...(options.publicKey === undefined ? {} : { publicKey: { path: options.publicKey } }),
     expectedPackageId: options.packageId,
     scope: options.scope,
     allowUnsigned: options.allowUnsigned,

@@ -14,6 +14,7 @@ export { canonicalJsonDigest } from './canonical-json.js';
 export { BundleEvaluator, type OpenBundleOptions } from './evaluator.js';
 export * from './format.js';
 export { keyIdFor, loadSigningKey, loadVerificationKey, publicKeyPem } from './jws.js';
+export { type PublicKeySource, type ReadBundleOptions, readVerifiedBundle } from './read.js';
 export { DEFAULT_TAR_LIMITS, type TarLimits } from './tar.js';
 export {
   type BundleLimits,

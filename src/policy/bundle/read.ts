@@ -1,0 +1,89 @@
+// The one way a bundle is read and verified (tfgate check --bundle, apply, bundle verify, bundle pull and
+// the CDKTF aspect): read at most its limit, verify, and warn about an unsigned one where the caller asks.
+import { type FileHandle, open } from 'node:fs/promises';
+import { BundleVerificationError } from '../../errors/index.js';
+import { DEFAULT_TAR_LIMITS } from './tar.js';
+import {
+  UNSIGNED_BUNDLE_WARNING,
+  type VerifiedBundle,
+  type VerifyBundleOptions,
+  verifyBundle,
+} from './verify.js';
+
+/** The platform public key: a PEM file's path, or the PEM itself (e.g. as fetched from the service). */
+export type PublicKeySource = { path: string } | { pem: string | Uint8Array };
+
+export interface ReadBundleOptions extends Omit<VerifyBundleOptions, 'publicKeyPem'> {
+  publicKey?: PublicKeySource;
+  /** Where the unsigned-bundle warning goes, every time an unsigned bundle is accepted; none when absent. */
+  warn?: (message: string) => void;
+}
+
+/**
+ * Read (a path, bounded) and verify a bundle; nothing in it is used before verification passes. Anything
+ * that stops verification (an unreadable file, a bad key, a bad bundle) is a BundleVerificationError:
+ * no decision, exit 4.
+ */
+export async function readVerifiedBundle(
+  bundle: string | Uint8Array,
+  options: ReadBundleOptions = {},
+): Promise<VerifiedBundle> {
+  const { publicKey, warn, ...verifyOptions } = options;
+  const [bytes, publicKeyPem] = await Promise.all([
+    typeof bundle === 'string'
+      ? readInput(bundle, 'bundle', verifyOptions.limits?.maxCompressedBytes)
+      : bundle,
+    publicKey === undefined
+      ? undefined
+      : 'path' in publicKey
+        ? readInput(publicKey.path, 'public key')
+        : Buffer.from(publicKey.pem),
+  ]);
+  const verified = await verifyBundle(bytes, { ...verifyOptions, publicKeyPem });
+  if (!verified.signed) warn?.(UNSIGNED_BUNDLE_WARNING);
+  return verified;
+}
+
+/** A PEM public key is under 1 KB even for RSA-4096; a megabyte is not a key. */
+const MAX_PUBLIC_KEY_BYTES = 1024 * 1024;
+
+/**
+ * Read the bundle or key, at most its limit (the bundle's packed limit), so that a huge file, a device or a
+ * pipe cannot exhaust memory before verification starts. One that cannot be read cannot be verified, so
+ * there is no decision (exit 4).
+ */
+export async function readInput(
+  path: string,
+  what: 'bundle' | 'public key',
+  maxBytes = what === 'bundle' ? DEFAULT_TAR_LIMITS.maxCompressedBytes : MAX_PUBLIC_KEY_BYTES,
+): Promise<Buffer> {
+  const code = what === 'bundle' ? 'bundle_unreadable' : 'public_key_unreadable';
+  let file: FileHandle | undefined;
+  try {
+    file = await open(path, 'r');
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(Math.min(1024 * 1024, maxBytes + 1 - total));
+      const { bytesRead } = await file.read(chunk, 0, chunk.length, null);
+      if (bytesRead === 0) break;
+      chunks.push(chunk.subarray(0, bytesRead));
+      total += bytesRead;
+      if (total > maxBytes) {
+        throw new BundleVerificationError(
+          what === 'bundle' ? 'bundle_too_large' : 'public_key_too_large',
+          `the ${what} ${path} is larger than ${maxBytes} bytes, the most tfgate reads`,
+          { hint: `pass the ${what === 'bundle' ? 'bundle.tar.gz' : 'PEM public key'} itself` },
+        );
+      }
+    }
+    return Buffer.concat(chunks, total);
+  } catch (error) {
+    if (error instanceof BundleVerificationError) throw error;
+    throw new BundleVerificationError(code, `cannot read the ${what} ${path}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  } finally {
+    await file?.close();
+  }
+}
