@@ -114,12 +114,26 @@ describe('ConformanceAspect.fromBundle', () => {
     await expect(ConformanceAspect.fromBundle(bundlePath)).rejects.toMatchObject({
       code: 'public_key_required',
     });
+    // An unreadable bundle or key is no decision (exit 4), as in the CLI; a bad option is a usage error.
     await expect(
       ConformanceAspect.fromBundle(join(work.dir, 'nope.tar.gz'), { publicKey: publicKeyPath }),
-    ).rejects.toThrow(/cannot read the bundle .*nope\.tar\.gz/);
+    ).rejects.toMatchObject({
+      code: 'bundle_unreadable',
+      exitCode: 4,
+      message: expect.stringMatching(/cannot read the bundle .*nope\.tar\.gz/),
+    });
+    await expect(
+      ConformanceAspect.fromBundle(bundlePath, { publicKey: join(work.dir, 'nope.pem') }),
+    ).rejects.toMatchObject({ code: 'public_key_unreadable', exitCode: 4 });
     await expect(
       ConformanceAspect.fromBundle(bundlePath, { publicKey: publicKeyPath, minSeverity: 'severe' as 'high' }),
     ).rejects.toThrow(/ConformanceAspect\.fromBundle: minSeverity/);
+    await expect(
+      ConformanceAspect.fromBundle(bundlePath, { publicKey: publicKeyPath, minSeverity: 'severe' as 'high' }),
+    ).rejects.toMatchObject({ code: 'invalid_option', exitCode: 1 });
+    await expect(ConformanceAspect.fromDesign(TEST_DESIGN, { unknown: true } as never)).rejects.toMatchObject(
+      { code: 'invalid_option', message: expect.stringContaining('fromDesign') },
+    );
   });
 
   it('refuses a bundle for another package when packageId is given', async () => {

@@ -1,0 +1,95 @@
+// The pure part of the aspect: one stack's resources (and those gone since the previous synth) evaluated
+// against the design, each finding given its outcome. No construct is touched here: the aspect reports the
+// outcomes (messages.ts) and records them (synth-record.ts), as cdk-nag's rules leave reporting to a logger.
+import {
+  type EvalFinding,
+  type EvaluationCounts,
+  type PlanInput,
+  type ResourceChange,
+  type Severity,
+  severityAtLeast,
+} from '../model/index.js';
+import type { PolicyData } from '../policy/data.js';
+import type { PolicyEngine } from '../policy/engine.js';
+import { type CodeAcknowledgement, matchAcknowledgement } from './acknowledgements.js';
+import type { SynthesizedResource } from './synthesized-stack.js';
+
+/** How one finding ended: blocking fails synth; the others are warnings. */
+export type FindingOutcome = 'blocking' | 'acknowledged' | 'advisory' | 'below_threshold';
+
+export interface SynthFinding extends EvalFinding {
+  /** The construct that defines the resource (for a destruction: the path it had in the previous synth). */
+  constructPath: string;
+  outcome: FindingOutcome;
+  /** The acknowledgement's reason, when acknowledged. */
+  reason?: string;
+}
+
+/** A resource the stack defines now. */
+export interface StackResource {
+  address: string;
+  type: string;
+  name: string;
+  constructPath: string;
+}
+
+export interface StackEvaluationInput {
+  engine: PolicyEngine;
+  data: PolicyData;
+  /** The stack's path, for findings whose construct cannot be found. */
+  stackPath: string;
+  resources: readonly StackResource[];
+  /** The previous synth's resources; undefined when destructions cannot be checked. */
+  previous: readonly SynthesizedResource[] | undefined;
+  acknowledgements: readonly CodeAcknowledgement[];
+  minSeverity: Severity;
+  advisory: boolean;
+}
+
+export interface StackEvaluation {
+  findings: SynthFinding[];
+  counts: EvaluationCounts;
+}
+
+/** Evaluate the whole stack at once: its resources as creations, vanished ones as destructions. */
+export function evaluateStack(input: StackEvaluationInput): StackEvaluation {
+  const current = new Map(input.resources.map((resource) => [resource.address, resource]));
+  const changes: ResourceChange[] = [];
+  for (const resource of current.values()) {
+    changes.push(change(resource.address, resource.type, resource.name, 'create'));
+  }
+  const vanished = new Map<string, SynthesizedResource>();
+  for (const resource of input.previous ?? []) {
+    if (current.has(resource.address) || vanished.has(resource.address)) continue;
+    vanished.set(resource.address, resource);
+    changes.push(change(resource.address, resource.type, resource.name, 'delete'));
+  }
+  const plan: PlanInput = { format_version: '1.2', resource_changes: changes };
+  const evaluation = input.engine.evaluatePlan(input.data, plan);
+
+  const findings = evaluation.findings.map((finding): SynthFinding => {
+    const constructPath =
+      current.get(finding.address)?.constructPath ??
+      vanished.get(finding.address)?.constructPath ??
+      `${input.stackPath}/?`;
+    const ack = matchAcknowledgement(input.acknowledgements, { ...finding, constructPath });
+    const synthFinding: SynthFinding = { ...finding, constructPath, outcome: outcome(finding, ack, input) };
+    if (ack) synthFinding.reason = ack.reason;
+    return synthFinding;
+  });
+  return { findings, counts: evaluation.counts };
+}
+
+function outcome(
+  finding: EvalFinding,
+  ack: CodeAcknowledgement | undefined,
+  input: Pick<StackEvaluationInput, 'minSeverity' | 'advisory'>,
+): FindingOutcome {
+  if (ack) return 'acknowledged';
+  if (!severityAtLeast(finding.severity, input.minSeverity)) return 'below_threshold';
+  return input.advisory ? 'advisory' : 'blocking';
+}
+
+function change(address: string, type: string, name: string, action: 'create' | 'delete'): ResourceChange {
+  return { address, mode: 'managed', type, name, change: { actions: [action] } };
+}
