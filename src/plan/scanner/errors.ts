@@ -1,17 +1,6 @@
 // What the scanner says when it refuses input: the error, and the plain-words descriptions of bytes and of
 // what the grammar expected, shared by the general loop and the skip path so both say the same thing.
-import {
-  isDigit,
-  OBJ,
-  QUOTE,
-  S_AFTER,
-  S_ARR_FIRST,
-  S_COLON,
-  S_DONE,
-  S_KEY,
-  S_OBJ_FIRST,
-  S_VALUE,
-} from './bytes.js';
+import * as alphabet from './bytes.js';
 
 /** Where and why the scan failed. `path` is the deepest JSON path known (skipped keys are not read). */
 export class JsonScanError extends Error {
@@ -54,8 +43,8 @@ export function describeByte(c: number): string {
 export function describeValueStart(c: number): string {
   if (c === 0x7b) return 'an object';
   if (c === 0x5b) return 'an array';
-  if (c === QUOTE) return 'a string';
-  if (c === 0x2d || isDigit(c)) return 'a number';
+  if (c === alphabet.QUOTE) return 'a string';
+  if (c === 0x2d || alphabet.isDigit(c)) return 'a number';
   if (c === 0x74 || c === 0x66) return 'a boolean';
   if (c === 0x6e) return 'null';
   return describeByte(c);
@@ -67,17 +56,17 @@ export function describeValueStart(c: number): string {
  */
 export function unexpectedByte(st: number, top: number | undefined, c: number): string {
   switch (st) {
-    case S_AFTER:
-      return top === OBJ
+    case alphabet.S_AFTER:
+      return top === alphabet.OBJ
         ? `expected ',' or '}' after an object member, found ${describeByte(c)}`
         : `expected ',' or ']' after an array element, found ${describeByte(c)}`;
-    case S_OBJ_FIRST:
+    case alphabet.S_OBJ_FIRST:
       return `expected '"' (an object key) or '}', found ${describeByte(c)}`;
-    case S_KEY:
+    case alphabet.S_KEY:
       return `expected '"' (an object key) after ',', found ${describeByte(c)}`;
-    case S_COLON:
+    case alphabet.S_COLON:
       return `expected ':' after an object key, found ${describeByte(c)}`;
-    case S_DONE:
+    case alphabet.S_DONE:
       return `unexpected data after the end of the JSON document: ${describeByte(c)}`;
     default:
       return `expected a JSON value, found ${describeByte(c)}`;
@@ -87,18 +76,18 @@ export function unexpectedByte(st: number, top: number | undefined, c: number): 
 /** What the grammar expected when the input ended in state `st`. */
 export function expectedAtEnd(st: number, top: number | undefined): string {
   switch (st) {
-    case S_VALUE:
+    case alphabet.S_VALUE:
       return 'expected a value';
-    case S_ARR_FIRST:
+    case alphabet.S_ARR_FIRST:
       return "expected a value or ']'";
-    case S_OBJ_FIRST:
+    case alphabet.S_OBJ_FIRST:
       return "expected an object key or '}'";
-    case S_KEY:
+    case alphabet.S_KEY:
       return 'expected an object key';
-    case S_COLON:
+    case alphabet.S_COLON:
       return "expected ':'";
-    case S_AFTER:
-      return top === OBJ ? "expected ',' or '}'" : "expected ',' or ']'";
+    case alphabet.S_AFTER:
+      return top === alphabet.OBJ ? "expected ',' or '}'" : "expected ',' or ']'";
     default:
       return 'expected more input';
   }

@@ -15,22 +15,7 @@
 // - where JSON.parse and OPA would read a kept string differently (a lone surrogate escape), it is refused.
 // Syntax errors and resource limits (ScannerLimits) are refused at once.
 import { isAscii } from 'node:buffer';
-import * as alphabet from './bytes.js';
-import { describeByte, describeValueStart, type HeldProblem } from './errors.js';
-import { KeptValues } from './kept-values.js';
 import {
-  MAX_FIELD_KEY_BYTES,
-  MAX_FIELD_NAME,
-  matchName,
-  newFrame,
-  type ScannerLimits,
-  type SchemaNode,
-  SKIP,
-} from './schema.js';
-import { Utf8Validator } from './utf8.js';
-
-// Module-local copies (see bytes.ts).
-const {
   ARR,
   BACKSLASH,
   isDigit,
@@ -54,7 +39,19 @@ const {
   STR_SKIP,
   STR_VALUE,
   startsValue,
-} = alphabet;
+} from './bytes.js';
+import { describeByte, describeValueStart, type HeldProblem } from './errors.js';
+import { KeptValues } from './kept-values.js';
+import {
+  MAX_FIELD_KEY_BYTES,
+  MAX_FIELD_NAME,
+  matchName,
+  newFrame,
+  type ScannerLimits,
+  type SchemaNode,
+  SKIP,
+} from './schema.js';
+import { Utf8Validator } from './utf8.js';
 
 /**
  * Feed chunks with write(), then call end() for the kept root value. Throws JsonScanError on the first

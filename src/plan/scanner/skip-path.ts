@@ -6,25 +6,8 @@ import { SKIP } from './schema.js';
 import { Tokenizer } from './tokenizer.js';
 
 // Module-local copies (see bytes.ts).
-const {
-  ARR,
-  BACKSLASH,
-  HEX_DIGIT,
-  isDigit,
-  LITERALS,
-  OBJ,
-  QUOTE,
-  S_AFTER,
-  S_ARR_FIRST,
-  S_COLON,
-  S_DONE,
-  S_KEY,
-  S_OBJ_FIRST,
-  S_VALUE,
-  SIMPLE_ESCAPE,
-  STR_SKIP,
-  STRING_SPECIAL,
-} = alphabet;
+const { S_AFTER, S_ARR_FIRST, S_COLON, S_DONE, S_KEY, S_OBJ_FIRST, S_VALUE, STR_SKIP } = alphabet;
+const { ARR, BACKSLASH, HEX_DIGIT, isDigit, LITERALS, OBJ, QUOTE, SIMPLE_ESCAPE, STRING_SPECIAL } = alphabet;
 
 export abstract class SkipPath extends Tokenizer {
   /**
@@ -52,11 +35,7 @@ export abstract class SkipPath extends Tokenizer {
       } else if (st === S_KEY || st === S_OBJ_FIRST) {
         if (c === QUOTE) {
           const q = stringEnd(buf, i + 1);
-          if (q < 0) {
-            this.depth = depth;
-            this.beginString(STR_SKIP, this.base + i, SKIP, true);
-            return this.skipString(buf, i + 1);
-          }
+          if (q < 0) return this.skipStringAcross(buf, i, depth, true);
           // Compact JSON: the colon usually follows the key at once.
           if (q + 1 < n && buf[q + 1] === 0x3a) {
             st = S_VALUE;
@@ -77,11 +56,7 @@ export abstract class SkipPath extends Tokenizer {
         // S_VALUE or S_ARR_FIRST
         if (c === QUOTE) {
           const q = stringEnd(buf, i + 1);
-          if (q < 0) {
-            this.depth = depth;
-            this.beginString(STR_SKIP, this.base + i, SKIP, false);
-            return this.skipString(buf, i + 1);
-          }
+          if (q < 0) return this.skipStringAcross(buf, i, depth, false);
           st = S_AFTER;
           i = q + 1;
           continue;
@@ -153,6 +128,13 @@ export abstract class SkipPath extends Tokenizer {
     this.depth = depth;
     this.st = st;
     return n;
+  }
+
+  /** A skipped string stringEnd did not finish (it reaches the chunk's end, or has something to report). */
+  private skipStringAcross(buf: Buffer, i: number, depth: number, isKey: boolean): number {
+    this.depth = depth;
+    this.beginString(STR_SKIP, this.base + i, SKIP, isKey);
+    return this.skipString(buf, i + 1);
   }
 }
 

@@ -7,16 +7,15 @@ import type { Design } from '../../design/index.js';
 import { compilePolicyData, type PolicyData } from '../data.js';
 import { DRIFT_ENTRYPOINT, PLAN_ENTRYPOINT } from '../engine.js';
 import { canonicalJsonDigest } from './canonical-json.js';
+import type { BundleManifest, SignaturePayload } from './format.js';
 import {
   BUNDLE_ROOT,
-  type BundleManifest,
   DATA_FILE,
   HASH_ALGORITHM,
   isStructuredFile,
   MANIFEST_FILE,
   REGO_DIR,
   SIGNATURES_FILE,
-  type SignaturePayload,
   WASM_FILE,
 } from './format.js';
 import { keyIdFor, loadSigningKey, signCompactJws } from './jws.js';

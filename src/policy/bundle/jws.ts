@@ -14,7 +14,11 @@ export const JWS_ALGORITHM = 'RS256';
 const MAX_JWS_PART_BYTES = 1024 * 1024;
 const MIN_RSA_BITS = 2048;
 
-type KeyError = (code: string, message: string, options?: { hint?: string; cause?: unknown }) => TfgateError;
+type KeyError = new (
+  code: string,
+  message: string,
+  options?: { hint?: string; cause?: unknown },
+) => TfgateError;
 
 /**
  * A PEM key as a KeyObject, RSA or refused with `error`. A bad signing key is a usage error (exit 1); a bad
@@ -24,7 +28,7 @@ function loadRsaKey(
   pem: string | Buffer,
   source: string,
   kind: 'private' | 'public',
-  error: KeyError,
+  ErrorClass: KeyError,
   hint: string,
 ): KeyObject {
   const code = kind === 'private' ? 'invalid_signing_key' : 'invalid_public_key';
@@ -32,14 +36,16 @@ function loadRsaKey(
   try {
     key = kind === 'private' ? createPrivateKey(pem) : createPublicKey(pem);
   } catch (cause) {
-    throw error(code, `${source} is not a PEM ${kind} key`, { hint, cause });
+    throw new ErrorClass(code, `${source} is not a PEM ${kind} key`, { hint, cause });
   }
   if (key.asymmetricKeyType !== 'rsa')
-    throw error(code, `${source} is a ${key.asymmetricKeyType} key; ${JWS_ALGORITHM} needs RSA`, { hint });
+    throw new ErrorClass(code, `${source} is a ${key.asymmetricKeyType} key; ${JWS_ALGORITHM} needs RSA`, {
+      hint,
+    });
   // jose refuses shorter RS256 keys (RFC 7518 3.3): refused here, so no bundle is signed that cannot verify.
   const bits = key.asymmetricKeyDetails?.modulusLength ?? 0;
   if (bits < MIN_RSA_BITS)
-    throw error(
+    throw new ErrorClass(
       code,
       `${source} is a ${bits}-bit RSA key; ${JWS_ALGORITHM} needs at least ${MIN_RSA_BITS} bits`,
       {
@@ -55,7 +61,7 @@ export function loadSigningKey(pem: string | Buffer, source = 'the signing key')
     pem,
     source,
     'private',
-    (code, message, options) => new UsageError(code, message, options),
+    UsageError,
     'generate one with: openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:3072 -out signing.pem',
   );
 }
@@ -76,7 +82,7 @@ export function loadVerificationKey(pem: string | Buffer, source = 'the public k
     text,
     source,
     'public',
-    (code, message, options) => new BundleVerificationError(code, message, options),
+    BundleVerificationError,
     'pass the platform RSA public key (GET /v1/analysis/conformance/public-key with Accept: application/x-pem-file)',
   );
 }
