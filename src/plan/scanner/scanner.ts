@@ -15,15 +15,22 @@
 // - where JSON.parse and OPA would read a kept string differently (a lone surrogate escape), it is refused.
 // Syntax errors and resource limits (ScannerLimits) are refused at once.
 import { isAscii } from 'node:buffer';
+import * as alphabet from './bytes.js';
+import { describeByte, describeValueStart, type HeldProblem } from './errors.js';
+import { KeptValues } from './kept-values.js';
 import {
-  ARR,
-  BACKSLASH,
-  isDigit,
-  LITERALS,
-  LONE_SURROGATE,
-  latin1,
-  OBJ,
-  QUOTE,
+  MAX_FIELD_KEY_BYTES,
+  MAX_FIELD_NAME,
+  matchName,
+  newFrame,
+  type ScannerLimits,
+  type SchemaNode,
+  SKIP,
+} from './schema.js';
+import { Utf8Validator } from './utf8.js';
+
+// Module-local copies (see bytes.ts).
+const {
   S_AFTER,
   S_ARR_FIRST,
   S_COLON,
@@ -38,20 +45,8 @@ import {
   STR_KEY,
   STR_SKIP,
   STR_VALUE,
-  startsValue,
-} from './bytes.js';
-import { describeByte, describeValueStart, type HeldProblem } from './errors.js';
-import { KeptValues } from './kept-values.js';
-import {
-  MAX_FIELD_KEY_BYTES,
-  MAX_FIELD_NAME,
-  matchName,
-  newFrame,
-  type ScannerLimits,
-  type SchemaNode,
-  SKIP,
-} from './schema.js';
-import { Utf8Validator } from './utf8.js';
+} = alphabet;
+const { ARR, BACKSLASH, isDigit, LITERALS, LONE_SURROGATE, latin1, OBJ, QUOTE, startsValue } = alphabet;
 
 /**
  * Feed chunks with write(), then call end() for the kept root value. Throws JsonScanError on the first
