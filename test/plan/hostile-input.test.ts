@@ -4,9 +4,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { InvalidPlanError } from '../../src/errors/index.js';
-import { JsonScanError, JsonScanner, SKIP, valueNode } from '../../src/plan/scanner/index.js';
 import { readPlan } from '../../src/plan/read-plan.js';
 import { readObservedState } from '../../src/plan/read-state.js';
+import { JsonScanError, JsonScanner, SKIP, valueNode } from '../../src/plan/scanner/index.js';
 import { CHUNKINGS, type Chunking, streamOf } from './helpers.js';
 import { escapeEvery, escapeKey, hiddenChangesPlan, hiddenModulesState } from './hostile.js';
 import { parseJson } from './json-reference.js';

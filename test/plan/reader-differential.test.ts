@@ -13,9 +13,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { IncompletePlanError, InvalidPlanError } from '../../src/errors/index.js';
-import { JsonScanError, JsonScanner, SKIP, valueNode } from '../../src/plan/scanner/index.js';
 import { readPlan } from '../../src/plan/read-plan.js';
 import { readObservedState } from '../../src/plan/read-state.js';
+import { JsonScanError, JsonScanner, SKIP, valueNode } from '../../src/plan/scanner/index.js';
 import { anyDoc, type Doc, planDoc, stateDoc, style, toBytes } from './fuzz-json.js';
 import { splitBytes } from './helpers.js';
 import { parseJson } from './json-reference.js';
