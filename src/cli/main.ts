@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The one top-level catch: every command returns an exit code or throws; here errors become exit codes.
 import { CommanderError } from 'commander';
-import { ExitCode, formatError, isTfgateError } from '../errors/index.js';
+import { ExitCode, exitCodeFor, formatError } from '../errors/index.js';
+import { recordedExitCode } from './exit-code.js';
 import { buildProgram } from './program.js';
 
 async function main(argv: string[]): Promise<number> {
@@ -9,11 +10,11 @@ async function main(argv: string[]): Promise<number> {
     const program = buildProgram();
     await program.parseAsync(argv);
     // Actions report their exit code through setExitCode; a command that sets none succeeded.
-    return (program.getOptionValue('__exitCode') as number | undefined) ?? ExitCode.ok;
+    return recordedExitCode(program) ?? ExitCode.ok;
   } catch (error) {
     if (isCommanderExit(error)) return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
     process.stderr.write(`${formatError(error)}\n`);
-    return isTfgateError(error) ? error.exitCode : ExitCode.usage;
+    return exitCodeFor(error);
   }
 }
 

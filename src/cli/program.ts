@@ -3,13 +3,6 @@ import { COMMAND_REGISTRATIONS } from './commands/index.js';
 import { refuseRepeatedOptions } from './options.js';
 import { packageVersion } from './version.js';
 
-/** Exit code a command action reports back to main(); actions never call process.exit. */
-export function setExitCode(command: Command, code: number): void {
-  let root: Command = command;
-  while (root.parent) root = root.parent;
-  root.setOptionValue('__exitCode', code);
-}
-
 export function buildProgram(): Command {
   const program = new Command('tfgate')
     .description(

@@ -1,10 +1,19 @@
 // The service's conformance routes, as typed calls. Bodies are trusted only when they match the contract;
 // otherwise the documented status semantics decide (interface §4.1, §7).
 import { createPublicKey } from 'node:crypto';
+import { Readable } from 'node:stream';
+import type { z } from 'zod';
 import { NoDecisionError } from '../errors/index.js';
+import { parseUntrustedJson } from '../json/untrusted.js';
 import type { GateResult, Severity } from '../model/index.js';
 import { type ClientConfig, type ClientFlags, resolveClientConfig } from './config.js';
-import { type RequestSpec, ServiceTransport, type TransportDeps } from './http.js';
+import {
+  type RequestSpec,
+  readBodyBytes,
+  readJsonBody,
+  ServiceTransport,
+  type TransportDeps,
+} from './http.js';
 import { lenientGateResultSchema, lenientPublicKeySchema } from './schemas.js';
 
 export const CONFORMANCE_PATH = '/v1/analysis/conformance';
@@ -26,6 +35,19 @@ export type BundleDownload =
   | { status: 'downloaded'; bytes: Buffer; etag?: string };
 
 const MAX_BUNDLE_BYTES = 256 * 1024 * 1024;
+/** A PEM or JSON public key is a few kilobytes; anything much larger is not one. */
+const MAX_PUBLIC_KEY_BYTES = 1024 * 1024;
+/** Every management answer (a created key, a push receipt) is small. */
+const MAX_MANAGEMENT_BODY_BYTES = 1024 * 1024;
+
+/** A management call: what to send, and what answer is accepted (status and the contract's schema). */
+export interface ManagementCall<S extends z.ZodType> {
+  request: RequestSpec;
+  /** A JSON body (sent whole; the call may be retried) or a stream (`request.body`). */
+  json?: unknown;
+  status: number;
+  schema: S;
+}
 
 /** RFC 9110 entity-tag: `"…"` or `W/"…"`, visible ASCII inside. Capped: an ETag is a revision, not a payload. */
 const ENTITY_TAG = /^(W\/)?"[\x21\x23-\x7e]{0,256}"$/;
@@ -140,24 +162,14 @@ export class ServiceClient {
       return { status: 'not-modified' };
     }
     if (res.status !== 200) throw await this.transport.failure(spec, res);
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of res.body) {
-      size += (chunk as Buffer).length;
-      if (size > MAX_BUNDLE_BYTES) {
-        res.body.destroy();
-        throw new NoDecisionError(
-          'bundle_too_large',
-          `the bundle of package "${packageId}" exceeds 256 MiB`,
-          {
-            hint: 'check --base-url: a policy bundle is small',
-          },
-        );
-      }
-      chunks.push(chunk as Buffer);
+    const bytes = await readBodyBytes(res.body, MAX_BUNDLE_BYTES);
+    if (bytes === undefined) {
+      throw new NoDecisionError('bundle_too_large', `the bundle of package "${packageId}" exceeds 256 MiB`, {
+        hint: 'check --base-url: a policy bundle is small',
+      });
     }
     const tag = entityTag(res.headers.etag);
-    return { status: 'downloaded', bytes: Buffer.concat(chunks), ...(tag ? { etag: tag } : {}) };
+    return { status: 'downloaded', bytes, ...(tag ? { etag: tag } : {}) };
   }
 
   /** `GET /public-key` as PEM; a JSON answer in the contract's shape is accepted too. The key is checked to parse. */
@@ -170,12 +182,12 @@ export class ServiceClient {
     };
     const res = await this.transport.send(spec);
     if (res.status !== 200) throw await this.transport.failure(spec, res);
-    const text = Buffer.from(await res.body.arrayBuffer()).toString('utf8');
+    const text = (await readBodyBytes(res.body, MAX_PUBLIC_KEY_BYTES))?.toString('utf8') ?? '';
     let pem = text;
     if (!text.includes('-----BEGIN')) {
       let json: unknown;
       try {
-        json = JSON.parse(text);
+        json = parseUntrustedJson(text, MAX_PUBLIC_KEY_BYTES);
       } catch {
         json = undefined;
       }
@@ -195,4 +207,44 @@ export class ServiceClient {
     }
     return pem.endsWith('\n') ? pem : `${pem}\n`;
   }
+
+  /**
+   * A management call (`keys create`, `state push`) through the same transport as every other call. Its
+   * answer is used only when the status is the expected one and the body matches the contract's schema:
+   * nothing from any other body is printed or used.
+   */
+  async call<S extends z.ZodType>(call: ManagementCall<S>): Promise<z.output<S>> {
+    const spec: RequestSpec =
+      call.json === undefined
+        ? call.request
+        : {
+            ...call.request,
+            headers: { ...call.request.headers, 'content-type': 'application/json' },
+            body: jsonBody(call.json),
+          };
+    const res = await this.transport.send({
+      ...spec,
+      headers: { accept: 'application/json', ...spec.headers },
+    });
+    if (res.status >= 400) throw await this.transport.failure(spec, res);
+    const json = await readJsonBody(res.body, MAX_MANAGEMENT_BODY_BYTES);
+    const parsed = res.status === call.status ? call.schema.safeParse(json) : undefined;
+    if (!parsed?.success) {
+      // Never echo the body: it is not what the contract promises, and may hold anything.
+      throw new NoDecisionError(
+        'unexpected_response',
+        `the service at ${this.baseUrl} answered the ${spec.operation} with HTTP ${res.status} and a body that is not the contract's (expected HTTP ${call.status}); nothing from it was used`,
+        {
+          hint: 'check that --base-url / TFGATE_BASE_URL points at the tfgate service itself (not a proxy, a login page or another API), then try again',
+        },
+      );
+    }
+    return parsed.data;
+  }
+}
+
+/** A JSON request body, re-sent whole on a retry. */
+function jsonBody(value: unknown): NonNullable<RequestSpec['body']> {
+  const bytes = Buffer.from(JSON.stringify(value));
+  return { open: () => Readable.from([bytes]), reopenable: true, description: 'the request' };
 }

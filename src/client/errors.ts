@@ -3,7 +3,16 @@
 import { ExitCode, TfgateError } from '../errors/index.js';
 import type { ContractError } from './schemas.js';
 
-export type Operation = 'gate' | 'evaluation' | 'bundle' | 'public key';
+export type Operation = DecisionOperation | ManagementOperation;
+/** Calls a decision depends on: their refusals mostly mean no decision (exit 4). */
+export type DecisionOperation = 'gate' | 'evaluation' | 'bundle' | 'public key';
+/** Management calls (`keys create`, `state push`): a refusal is the caller's to fix (exit 1). */
+export type ManagementOperation = 'API key creation' | 'observed state push';
+
+const MANAGEMENT_OPERATIONS: ReadonlySet<Operation> = new Set<Operation>([
+  'API key creation',
+  'observed state push',
+]);
 
 export interface FailureContext {
   operation: Operation;
@@ -33,6 +42,16 @@ const fixed =
     value;
 
 const NOTHING_APPLIED = 'Nothing was applied.';
+
+/** The scope each call needs (service README "Scopes"). */
+const SCOPE_NEEDED: Readonly<Record<Operation, string>> = {
+  gate: 'compliance:read',
+  evaluation: 'compliance:read',
+  bundle: 'compliance:read',
+  'public key': 'compliance:read',
+  'API key creation': 'admin',
+  'observed state push': 'compliance:write',
+};
 
 /** Exit 1 when the caller must fix its own invocation or credentials; exit 4 when no decision was reached. */
 const STATUS_RULES: Record<number, StatusRule> = {
@@ -68,7 +87,7 @@ const STATUS_RULES: Record<number, StatusRule> = {
     },
     hint: (ctx) => {
       if (ctx.body?.code === 'insufficient_scope')
-        return 'use a key with the compliance:read scope (an admin creates one with POST /v1/admin/accounts/<account>/api-keys)';
+        return `use a key with the ${SCOPE_NEEDED[ctx.operation]} scope (an admin creates one with tfgate keys create)`;
       if (ctx.body?.code === 'plan_not_eligible')
         return 'the gate, plan evaluation, bundle and public key need the large plan or above; ask an admin to upgrade the account';
       return 'the key needs the compliance:read scope, and the account the large plan or above';
@@ -140,6 +159,17 @@ const SERVER_ERROR: StatusRule = {
   hint: () => `retry the job later, or check the service's health. ${NOTHING_APPLIED}`,
 };
 
+/** A management call refused (4xx other than 401, 403, 429): the caller must fix what the service names. */
+const MANAGEMENT_REFUSAL: StatusRule = {
+  code: (ctx) => ctx.body?.code ?? `http_${ctx.status}`,
+  exitCode: fixed(ExitCode.usage),
+  message: (ctx) => `the service refused the ${ctx.operation} (HTTP ${ctx.status})${said(ctx)}`,
+  hint: (ctx) =>
+    ctx.status === 404
+      ? 'check --package or --account, and --base-url; what another account owns is not visible to this key'
+      : 'fix what the service names, then run again',
+};
+
 const UNEXPECTED: StatusRule = {
   code: fixed('unexpected_status'),
   exitCode: fixed(ExitCode.noDecision),
@@ -150,7 +180,11 @@ const UNEXPECTED: StatusRule = {
 };
 
 export function errorForStatus(ctx: FailureContext): TfgateError {
-  const rule = STATUS_RULES[ctx.status] ?? (ctx.status >= 500 ? SERVER_ERROR : UNEXPECTED);
+  const management = MANAGEMENT_OPERATIONS.has(ctx.operation);
+  const rule =
+    management && ctx.status >= 400 && ctx.status < 500 && ![401, 403, 429].includes(ctx.status)
+      ? MANAGEMENT_REFUSAL
+      : (STATUS_RULES[ctx.status] ?? (ctx.status >= 500 ? SERVER_ERROR : UNEXPECTED));
   return new TfgateError(rule.code(ctx), rule.message(ctx), {
     exitCode: rule.exitCode(ctx),
     hint: rule.hint(ctx),

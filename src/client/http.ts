@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Dispatcher, EnvHttpProxyAgent, request } from 'undici';
 import { NoDecisionError, type TfgateError } from '../errors/index.js';
+import { parseUntrustedJson } from '../json/untrusted.js';
 import type { ClientConfig } from './config.js';
 import { errorForStatus, type Operation } from './errors.js';
 import { printable, redact } from './redact.js';
@@ -37,7 +38,7 @@ const MAX_JSON_BODY_BYTES = 64 * 1024 * 1024;
 
 export interface RequestSpec {
   operation: Operation;
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT';
   /** Path under the base URL, starting with "/v1/". */
   path: string;
   query?: Record<string, string | undefined>;
@@ -48,6 +49,11 @@ export interface RequestSpec {
    * is false the request is never retried, and `notReopenableReason` says why in the error.
    */
   body?: { open(): Readable; reopenable: boolean; description: string };
+  /**
+   * False for a call that must not be sent twice (creating an API key: a retry after a lost answer would
+   * create a second key). Default true.
+   */
+  retry?: boolean;
 }
 
 export interface ServiceResponse {
@@ -179,7 +185,7 @@ export class ServiceTransport {
    */
   async send(spec: RequestSpec): Promise<ServiceResponse> {
     const url = this.url(spec);
-    const canRetry = spec.body === undefined || spec.body.reopenable;
+    const canRetry = spec.retry !== false && (spec.body === undefined || spec.body.reopenable);
     const maxAttempts = canRetry ? this.#config.maxAttempts : 1;
     for (let attempt = 1; ; attempt++) {
       let bodyError: unknown;
@@ -256,7 +262,7 @@ export class ServiceTransport {
     if (tls) {
       hint =
         "the service's certificate is not trusted: pass its CA with --ca-file <pem> or NODE_EXTRA_CA_CERTS. Nothing was applied.";
-    } else if (notRetriedBecauseOneShot) {
+    } else if (notRetriedBecauseOneShot && spec.retry !== false) {
       hint = `not retried: the plan came from ${spec.body?.description ?? 'a stream'}, which can only be read once; pass the plan as a file (--plan-json <file>) so a failed upload can be re-sent. Nothing was applied.`;
     } else {
       hint =
@@ -295,24 +301,36 @@ export class ServiceTransport {
   }
 }
 
-/** A response body as JSON, read up to `maxBytes`; undefined when empty, not JSON, or larger. Never throws. */
+/** A response body's bytes, read up to `maxBytes`; undefined (and the body destroyed) when it is larger. */
+export async function readBodyBytes(
+  body: Dispatcher.ResponseData['body'],
+  maxBytes: number,
+): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += (chunk as Buffer).length;
+    if (size > maxBytes) {
+      body.destroy();
+      return undefined;
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+/**
+ * A response body as JSON, read up to `maxBytes` by the untrusted-JSON reader (never JSON.parse: see
+ * src/json/untrusted.ts); undefined when empty, not JSON, or larger. Never throws.
+ */
 export async function readJsonBody(
   body: Dispatcher.ResponseData['body'],
   maxBytes: number,
 ): Promise<unknown> {
   try {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of body) {
-      size += (chunk as Buffer).length;
-      if (size > maxBytes) {
-        body.destroy();
-        return undefined;
-      }
-      chunks.push(chunk as Buffer);
-    }
-    const text = Buffer.concat(chunks).toString('utf8');
-    return text.trim() === '' ? undefined : JSON.parse(text);
+    const bytes = await readBodyBytes(body, maxBytes);
+    if (bytes === undefined || bytes.toString('utf8').trim() === '') return undefined;
+    return parseUntrustedJson(bytes, maxBytes);
   } catch {
     return undefined;
   }

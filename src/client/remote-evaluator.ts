@@ -1,6 +1,7 @@
 // The service route of the PlanEvaluator seam: the plan is streamed as the request body, never held whole.
-import type { PlanEvaluator } from '../commands/evaluator.js';
+
 import { NoDecisionError } from '../errors/index.js';
+import type { PlanEvaluator } from '../model/evaluator.js';
 import { type EvaluationResult, emptyCounts, type Severity } from '../model/index.js';
 import type { PlanSource } from '../plan/index.js';
 import { packagePath, ServiceClient } from './client.js';

@@ -1,6 +1,12 @@
-// Advisory mode, one meaning for check, gate, plan and apply: what would stop a pipeline (a block, or no
-// decision at all) is said loudly on stderr and exits 0. Usage errors (1) and terraform failures (2) still fail.
-import { ExitCode, isTfgateError } from '../errors/index.js';
+// Advisory mode for the commands: a missing decision becomes a loud notice and exit 0. The wording is
+// src/errors/advisory.ts's, shared with the CDKTF aspect. Usage errors (1) and terraform failures (2) still fail.
+import {
+  ADVISORY_CONSEQUENCE,
+  type AdvisoryConsequence,
+  advisoryNotice,
+  ExitCode,
+  isTfgateError,
+} from '../errors/index.js';
 
 /**
  * In advisory mode, turn a missing decision (a TfgateError with exit 4) into a loud notice and exit 0.
@@ -8,11 +14,17 @@ import { ExitCode, isTfgateError } from '../errors/index.js';
  */
 export function advisoryWithoutDecision(
   error: unknown,
-  options: { advisory: boolean; stderr: { write(chunk: string): unknown } },
+  options: {
+    advisory: boolean;
+    stderr: { write(chunk: string): unknown };
+    consequence?: AdvisoryConsequence;
+  },
 ): typeof ExitCode.ok {
   if (!options.advisory || !isTfgateError(error) || error.exitCode !== ExitCode.noDecision) throw error;
-  options.stderr.write(
-    `ADVISORY MODE: no decision could be reached (${error.message}); not enforced because --advisory was given\n`,
+  const notice = advisoryNotice(
+    { kind: 'no-decision', reason: error.message },
+    options.consequence ?? ADVISORY_CONSEQUENCE.notEnforced,
   );
+  options.stderr.write(`${notice}\n`);
   return ExitCode.ok;
 }

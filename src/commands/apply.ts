@@ -2,21 +2,14 @@
 import { access } from 'node:fs/promises';
 import { z } from 'zod';
 import { ExitCode, UsageError } from '../errors/index.js';
+import type { PlanEvaluator } from '../model/evaluator.js';
 import { createPrivatePlanDir, type PrivatePlanDir } from '../terraform/index.js';
-import type { PlanEvaluator } from './evaluator.js';
-import {
-  type Evaluated,
-  evaluateStep,
-  planWhileLoading,
-  throwIfInterrupted,
-  type WrapperContext,
-  type WrapperResult,
-  type WrapperSession,
-  withSession,
-  wrapperOptionsSchema,
-} from './plan.js';
+import { type WrapperContext, type WrapperResult, wrapperOptionsSchema } from './wrapper/options.js';
+import { withSession } from './wrapper/session.js';
+import { applyStep, type Evaluated, evaluateStep, planWhileLoading } from './wrapper/steps.js';
 
-export type { ProgressReporter, WrapperContext, WrapperResult } from './plan.js';
+export type { WrapperContext, WrapperResult } from './wrapper/options.js';
+export type { ProgressReporter } from './wrapper/progress.js';
 
 export const applyOptionsSchema = wrapperOptionsSchema.extend({
   /**
@@ -25,10 +18,9 @@ export const applyOptionsSchema = wrapperOptionsSchema.extend({
    */
   planFile: z.string().min(1).optional(),
 });
-export type ApplyOptions = z.input<typeof applyOptionsSchema>;
+export type ApplyOptions = z.output<typeof applyOptionsSchema>;
 
-export async function runApply(input: ApplyOptions, context: WrapperContext): Promise<WrapperResult> {
-  const options = applyOptionsSchema.parse(input);
+export async function runApply(options: ApplyOptions, context: WrapperContext): Promise<WrapperResult> {
   if (options.planFile !== undefined) {
     if (
       options.terraformArgs.some(
@@ -82,20 +74,6 @@ export async function runApply(input: ApplyOptions, context: WrapperContext): Pr
       await planDir?.dispose();
     }
   });
-}
-
-async function applyStep(session: WrapperSession, context: WrapperContext, planFile: string): Promise<void> {
-  throwIfInterrupted(session.guard, 'evaluation');
-  try {
-    await context.progress.step(
-      `${session.terraform.binary.command} apply`,
-      () => session.terraform.apply(planFile, session.args.apply),
-      { live: true },
-    );
-  } catch (error) {
-    throwIfInterrupted(session.guard, 'terraform apply', error);
-    throw error;
-  }
 }
 
 function withEvaluation(result: WrapperResult, evaluated: Evaluated): WrapperResult {

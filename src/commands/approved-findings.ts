@@ -4,9 +4,9 @@
 import { open } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { NoDecisionError, UsageError } from '../errors/index.js';
+import type { PlanEvaluator } from '../model/evaluator.js';
 import { type Acknowledgement, decide, severityAtLeast } from '../model/index.js';
 import { evaluationResultSchema } from '../schemas/contract.js';
-import type { PlanEvaluator } from './evaluator.js';
 
 /** A policy check's result is small (findings, counts); anything larger is refused unread. */
 export const MAX_APPROVED_RESULT_BYTES = 64 * 1024 * 1024;

@@ -3,9 +3,8 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { loadDesign } from '../design/index.js';
 import { UsageError } from '../errors/index.js';
-import { parseOptions } from '../options/common.js';
+import { writeFileAtomic } from '../fs/atomic-file.js';
 import { buildBundle, loadSigningKey, publicKeyPem, verifyBundle } from '../policy/bundle/index.js';
-import { writeFileAtomic } from '../report/index.js';
 
 export const bundleBuildOptionsSchema = z.object({
   design: z.string().min(1),
@@ -19,31 +18,7 @@ export const bundleBuildOptionsSchema = z.object({
   /** Where policy/tfgate/*.rego and policy.wasm are; defaults to the policy that ships with tfgate. */
   policyDir: z.string().min(1).optional(),
 });
-export type BundleBuildOptions = z.input<typeof bundleBuildOptionsSchema>;
-
-export interface BundleBuildFlags {
-  design?: string;
-  signingKey?: string;
-  keyId?: string;
-  scope?: string;
-  revision?: string;
-  output?: string;
-}
-
-/** Flags and environment → validated options. TFGATE_SIGNING_KEY names the key file when the flag is absent. */
-export function resolveBundleBuildOptions(flags: BundleBuildFlags, env: NodeJS.ProcessEnv) {
-  return parseOptions(
-    bundleBuildOptionsSchema,
-    { ...flags, signingKey: flags.signingKey ?? (env.TFGATE_SIGNING_KEY || undefined) },
-    {
-      design: '--design',
-      signingKey: '--signing-key',
-      output: '--output',
-      keyId: '--key-id',
-      scope: '--scope',
-    },
-  );
-}
+export type BundleBuildOptions = z.output<typeof bundleBuildOptionsSchema>;
 
 export interface BundleBuildResult {
   path: string;
@@ -55,8 +30,7 @@ export interface BundleBuildResult {
   files: Array<{ name: string; size: number; sha256: string }>;
 }
 
-export async function runBundleBuild(input: BundleBuildOptions): Promise<BundleBuildResult> {
-  const options = bundleBuildOptionsSchema.parse(input);
+export async function runBundleBuild(options: BundleBuildOptions): Promise<BundleBuildResult> {
   const design = await loadDesign(options.design);
   const signingKeyPem = await readFile(options.signingKey).catch((error: unknown) => {
     throw new UsageError(

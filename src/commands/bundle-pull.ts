@@ -6,11 +6,12 @@
 import { chmod, lstat, mkdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { CLIENT_FLAG_NAMES, clientFlagsSchema, ServiceClient, type TransportDeps } from '../client/index.js';
+import { clientFlagsSchema, ServiceClient, type TransportDeps } from '../client/index.js';
 import { isTfgateError, UsageError } from '../errors/index.js';
-import { nonEmpty, packageIdSchema, parseOptions } from '../options/common.js';
+import { writeFileAtomic } from '../fs/atomic-file.js';
+import { parseUntrustedJson } from '../json/untrusted.js';
+import { packageIdSchema } from '../options/common.js';
 import { DEFAULT_BUNDLE_LIMITS, readVerifiedBundle, type VerifiedBundle } from '../policy/bundle/index.js';
-import { writeFileAtomic } from '../report/index.js';
 
 export const DEFAULT_BUNDLE_CACHE = '.tfgate/bundles';
 
@@ -20,36 +21,7 @@ export const bundlePullOptionsSchema = z.object({
   dir: z.string().min(1).default(DEFAULT_BUNDLE_CACHE),
   client: clientFlagsSchema,
 });
-export type BundlePullOptions = z.input<typeof bundlePullOptionsSchema>;
-
-export interface BundlePullFlags {
-  package?: string;
-  dir?: string;
-  baseUrl?: string;
-  caFile?: string;
-  timeout?: string;
-  retries?: string;
-}
-
-export function resolveBundlePullOptions(
-  flags: BundlePullFlags,
-  env: NodeJS.ProcessEnv,
-): z.output<typeof bundlePullOptionsSchema> {
-  return parseOptions(
-    bundlePullOptionsSchema,
-    {
-      packageId: flags.package ?? nonEmpty(env.TFGATE_PACKAGE),
-      dir: nonEmpty(flags.dir ?? env.TFGATE_BUNDLE_DIR),
-      client: {
-        baseUrl: flags.baseUrl,
-        caFile: flags.caFile,
-        timeout: flags.timeout,
-        retries: flags.retries,
-      },
-    },
-    { ...CLIENT_FLAG_NAMES, packageId: '--package', dir: '--dir' },
-  );
-}
+export type BundlePullOptions = z.output<typeof bundlePullOptionsSchema>;
 
 /** What the cache directory of one package holds besides the two files. */
 const cacheMetaSchema = z.object({
@@ -77,6 +49,9 @@ export interface BundlePullResult {
   /** What was found wrong in the cache and so not trusted (downloaded again or replaced), in plain words. */
   cacheNotes: string[];
 }
+
+/** meta.json is a few hundred bytes. */
+const META_MAX_BYTES = 64 * 1024;
 
 /** Cache files are the owner's alone: nobody else may swap a bundle or a key in between two runs. */
 const FILE_MODE = 0o600;
@@ -150,13 +125,14 @@ async function readCache(
     return readFile(path);
   };
   const [metaBytes, bundle] = await Promise.all([
-    read('meta.json', 64 * 1024),
+    read('meta.json', META_MAX_BYTES),
     read('bundle.tar.gz', DEFAULT_BUNDLE_LIMITS.maxCompressedBytes),
   ]);
   if (!metaBytes || !bundle) return undefined;
   let meta: CacheMeta | undefined;
   try {
-    const parsed = cacheMetaSchema.safeParse(JSON.parse(metaBytes.toString('utf8')));
+    // The cache is input like any other: read by the untrusted-JSON reader, never JSON.parse.
+    const parsed = cacheMetaSchema.safeParse(parseUntrustedJson(metaBytes, META_MAX_BYTES));
     if (parsed.success && parsed.data.package_id === packageId) meta = parsed.data;
   } catch {
     // reported below
@@ -171,10 +147,9 @@ export interface BundlePullContext {
 }
 
 export async function runBundlePull(
-  input: BundlePullOptions,
+  options: BundlePullOptions,
   context: BundlePullContext,
 ): Promise<BundlePullResult> {
-  const options = bundlePullOptionsSchema.parse(input);
   const dir = resolve(options.dir, options.packageId);
   const bundlePath = join(dir, 'bundle.tar.gz');
   const publicKeyPath = join(dir, 'public-key.pem');

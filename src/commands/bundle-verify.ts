@@ -1,6 +1,5 @@
 // `tfgate bundle verify`: what opa would check (signature, scope, every file's digest), and tfgate's layout.
 import { z } from 'zod';
-import { parseOptions } from '../options/common.js';
 import { readVerifiedBundle, type VerifiedBundle } from '../policy/bundle/index.js';
 
 export const bundleVerifyOptionsSchema = z
@@ -15,32 +14,10 @@ export const bundleVerifyOptionsSchema = z
     message: 'a bundle is verified with the platform public key: pass --public-key <pem>',
     path: ['publicKey'],
   });
-export type BundleVerifyOptions = z.input<typeof bundleVerifyOptionsSchema>;
-
-export interface BundleVerifyFlags {
-  publicKey?: string;
-  package?: string;
-  scope?: string;
-  allowUnsignedBundleINSECURE?: boolean;
-}
-
-export function resolveBundleVerifyOptions(bundle: string, flags: BundleVerifyFlags, env: NodeJS.ProcessEnv) {
-  return parseOptions(
-    bundleVerifyOptionsSchema,
-    {
-      bundle,
-      publicKey: flags.publicKey ?? (env.TFGATE_PUBLIC_KEY || undefined),
-      packageId: flags.package,
-      scope: flags.scope,
-      allowUnsigned: flags.allowUnsignedBundleINSECURE ?? false,
-    },
-    { publicKey: '--public-key', packageId: '--package', scope: '--scope' },
-  );
-}
+export type BundleVerifyOptions = z.output<typeof bundleVerifyOptionsSchema>;
 
 /** Resolves with what was verified; a refusal is a thrown BundleVerificationError (exit 4) saying which check failed. */
-export async function runBundleVerify(input: BundleVerifyOptions): Promise<VerifiedBundle> {
-  const options = bundleVerifyOptionsSchema.parse(input);
+export async function runBundleVerify(options: BundleVerifyOptions): Promise<VerifiedBundle> {
   return readVerifiedBundle(options.bundle, {
     ...(options.publicKey === undefined ? {} : { publicKey: { path: options.publicKey } }),
     expectedPackageId: options.packageId,

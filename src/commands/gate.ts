@@ -1,23 +1,13 @@
 // `tfgate gate`: the release-job gate. It asks the service with fail_status=true and trusts the status
 // (200 pass, 409 blocked), so it works against any implementation of the interface.
 import { z } from 'zod';
-import {
-  CLIENT_FLAG_NAMES,
-  clientFlagsSchema,
-  type GateOutcome,
-  ServiceClient,
-  type TransportDeps,
-} from '../client/index.js';
-import { ExitCode } from '../errors/index.js';
+import { clientFlagsSchema, type GateOutcome, ServiceClient, type TransportDeps } from '../client/index.js';
+import { ADVISORY_CONSEQUENCE, advisoryNotice, ExitCode } from '../errors/index.js';
 import type { GateResult } from '../model/index.js';
 import {
   advisorySchema,
-  envBoolean,
   minSeveritySchema,
-  nonEmpty,
   packageIdSchema,
-  parseOptions,
-  reportTargetsFromFlags,
   reportTargetsSchema,
 } from '../options/common.js';
 import { emitReports, type ReportSubject, summaryLine } from '../report/index.js';
@@ -31,51 +21,7 @@ export const gateOptionsSchema = z.object({
   reports: reportTargetsSchema,
   client: clientFlagsSchema,
 });
-export type GateOptions = z.input<typeof gateOptionsSchema>;
-
-/** The flags as commander hands them over. There is no key flag: the key comes from TFGATE_API_KEY. */
-export interface GateFlags {
-  package?: string;
-  minSeverity?: string;
-  refresh?: boolean;
-  advisory?: boolean;
-  format?: string[];
-  output?: string[];
-  baseUrl?: string;
-  caFile?: string;
-  timeout?: string;
-  retries?: string;
-}
-
-const FLAG_NAMES: Record<string, string> = {
-  ...CLIENT_FLAG_NAMES,
-  packageId: '--package',
-  minSeverity: '--min-severity',
-  reports: '--format/--output',
-};
-
-export function resolveGateOptions(
-  flags: GateFlags,
-  env: NodeJS.ProcessEnv,
-): z.output<typeof gateOptionsSchema> {
-  return parseOptions(
-    gateOptionsSchema,
-    {
-      packageId: flags.package ?? nonEmpty(env.TFGATE_PACKAGE),
-      minSeverity: flags.minSeverity ?? nonEmpty(env.TFGATE_MIN_SEVERITY),
-      refresh: flags.refresh ?? false,
-      advisory: flags.advisory ?? envBoolean(env, 'TFGATE_ADVISORY'),
-      reports: reportTargetsFromFlags(flags.format, flags.output),
-      client: {
-        baseUrl: flags.baseUrl,
-        caFile: flags.caFile,
-        timeout: flags.timeout,
-        retries: flags.retries,
-      },
-    },
-    FLAG_NAMES,
-  );
-}
+export type GateOptions = z.output<typeof gateOptionsSchema>;
 
 export interface GateContext {
   stdout: { write(chunk: string): unknown; isTTY?: boolean };
@@ -94,8 +40,7 @@ export interface GateCommandOutcome {
   detailsUnavailable?: string;
 }
 
-export async function runGate(input: GateOptions, context: GateContext): Promise<GateCommandOutcome> {
-  const options = gateOptionsSchema.parse(input);
+export async function runGate(options: GateOptions, context: GateContext): Promise<GateCommandOutcome> {
   const client = await ServiceClient.fromOptions(options.client, context.env, context.transport);
   try {
     let outcome: GateOutcome;
@@ -124,9 +69,9 @@ export async function runGate(input: GateOptions, context: GateContext): Promise
     };
     if (outcome.decision === 'pass') return { exitCode: ExitCode.ok, ...base };
     if (options.advisory) {
-      context.stderr.write(
-        `ADVISORY MODE: the gate WOULD HAVE BLOCKED this release (${summaryLine({ ...subject, advisory: false })}); exiting 0 because --advisory was given\n`,
-      );
+      const summary = summaryLine({ ...subject, advisory: false });
+      const notice = advisoryNotice({ kind: 'gate-would-block', summary }, ADVISORY_CONSEQUENCE.exitZero);
+      context.stderr.write(`${notice}\n`);
       return { exitCode: ExitCode.ok, ...base };
     }
     return { exitCode: ExitCode.blocked, ...base };

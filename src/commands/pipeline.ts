@@ -1,10 +1,17 @@
 // The decision pipeline, top to bottom: read and evaluate the plan → render the reports → decide → exit code.
-import { ExitCode, isTfgateError, NoDecisionError } from '../errors/index.js';
+import {
+  ADVISORY_CONSEQUENCE,
+  type AdvisoryConsequence,
+  advisoryNotice,
+  ExitCode,
+  isTfgateError,
+  NoDecisionError,
+} from '../errors/index.js';
+import type { PlanEvaluator } from '../model/evaluator.js';
 import type { Acknowledgement, EvaluationResult, Severity } from '../model/index.js';
 import type { PlanSource } from '../plan/index.js';
 import { emitReports, type ReportTarget } from '../report/index.js';
 import { advisoryWithoutDecision } from './advisory.js';
-import type { PlanEvaluator } from './evaluator.js';
 
 export interface PipelineOptions {
   source: PlanSource;
@@ -17,6 +24,8 @@ export interface PipelineOptions {
    * errors and terraform failures still throw.
    */
   advisory: boolean;
+  /** What advisory mode's notice says happens instead (default: "not enforced"). */
+  advisoryConsequence?: AdvisoryConsequence;
   stdout: { write(chunk: string): unknown; isTTY?: boolean };
   stderr: { write(chunk: string): unknown };
   color: boolean;
@@ -39,7 +48,10 @@ export async function evaluatePlan(options: PipelineOptions): Promise<PipelineOu
   try {
     result = await options.evaluator.evaluate(options.source, options.minSeverity).catch(noDecision);
   } catch (error) {
-    return { result: undefined, exitCode: advisoryWithoutDecision(error, options) };
+    return {
+      result: undefined,
+      exitCode: advisoryWithoutDecision(error, { ...options, consequence: options.advisoryConsequence }),
+    };
   }
   const constructPaths = options.constructPaths?.(result.findings.map((f) => f.address));
   await emitReports(
@@ -55,9 +67,11 @@ export async function evaluatePlan(options: PipelineOptions): Promise<PipelineOu
   );
   if (result.decision === 'pass') return { result, exitCode: ExitCode.ok };
   if (options.advisory) {
-    options.stderr.write(
-      `ADVISORY MODE: ${result.findings.length} finding(s) would block at min severity ${result.min_severity}; not enforced because --advisory was given\n`,
+    const notice = advisoryNotice(
+      { kind: 'would-block', findings: result.findings.length, minSeverity: result.min_severity },
+      options.advisoryConsequence ?? ADVISORY_CONSEQUENCE.notEnforced,
     );
+    options.stderr.write(`${notice}\n`);
     return { result, exitCode: ExitCode.ok };
   }
   return { result, exitCode: ExitCode.blocked };

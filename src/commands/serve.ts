@@ -1,10 +1,9 @@
 // `tfgate serve`: run the reference conformance service until SIGTERM or SIGINT, then shut down gracefully.
-import { type RunningService, resolveServeConfig, startService } from '../service/index.js';
+import { type RunningService, type ServeConfig, startService } from '../service/index.js';
 
 export interface ServeOptions {
-  /** Flag values by setting key (see SERVE_SETTINGS); the environment fills the rest. */
-  flags: Record<string, unknown>;
-  env?: NodeJS.ProcessEnv;
+  /** The service's configuration, parsed by the CLI's normaliser (src/cli/normalise/serve.ts). */
+  config: ServeConfig;
   /** Resolves when the service should stop; defaults to the first SIGTERM or SIGINT. */
   until?: (service: RunningService) => Promise<unknown>;
 }
@@ -27,8 +26,7 @@ function firstSignal(): Promise<string> {
 }
 
 export async function serve(options: ServeOptions): Promise<ServeResult> {
-  const config = resolveServeConfig(options.flags, options.env ?? process.env);
-  const service = await startService(config);
+  const service = await startService(options.config);
   const stopped = await (options.until ? options.until(service) : firstSignal());
   await service.close();
   return { url: service.url, ...(typeof stopped === 'string' ? { signal: stopped } : {}) };

@@ -1,24 +1,25 @@
-// `tfgate state push`: send the observed state (terraform show -json) to the service, streamed.
-import { createReadStream } from 'node:fs';
+// `tfgate state push`: send the observed state (terraform show -json) to the service, streamed, through the
+// one service client; terraform runs through the one terraform runner (binary resolution, signal guard).
 import { access } from 'node:fs/promises';
-import type { Readable } from 'node:stream';
 import { z } from 'zod';
-import { resolveClientConfig } from '../client/index.js';
+import { packagePath, ServiceClient } from '../client/index.js';
 import { TerraformError, UsageError } from '../errors/index.js';
-import { packageIdSchema, parseOptions } from '../options/common.js';
+import type { PlanSource } from '../model/evaluator.js';
+import { packageIdSchema } from '../options/common.js';
+import { fileSource, stdinSource } from '../plan/index.js';
 import { observedStateResponseSchema } from '../schemas/contract.js';
-import { spawnProcess } from '../terraform/process.js';
-import { callService } from './service-call.js';
+import { SignalGuard, Terraform } from '../terraform/index.js';
 
 export const statePushOptionsSchema = z.object({
   package: packageIdSchema,
+  /** A file with `terraform show -json` output, or "-" for stdin; without it terraform runs. */
   stateJson: z.string().min(1).optional(),
   chdir: z.string().min(1).optional(),
   terraformBin: z.string().min(1).optional(),
   baseUrl: z.string().optional(),
   caFile: z.string().optional(),
 });
-export type StatePushOptions = z.input<typeof statePushOptionsSchema>;
+export type StatePushOptions = z.output<typeof statePushOptionsSchema>;
 
 export interface StatePushResult {
   packageId: string;
@@ -27,80 +28,79 @@ export interface StatePushResult {
   source: string;
 }
 
-function terraformShow(
-  bin: string,
-  chdir: string | undefined,
-  env: NodeJS.ProcessEnv,
-): { stream: Readable; done: Promise<void> } {
-  const args = [...(chdir ? [`-chdir=${chdir}`] : []), 'show', '-json'];
-  const { child, result } = spawnProcess(bin, args, {
-    // The caller's env extends ours, as before.
-    env: { ...process.env, ...env, TF_IN_AUTOMATION: '1' },
-    stdout: 'pipe',
-    stderr: 'pipe',
-    buffer: { stderr: true },
-  });
-  const done = result.then((outcome) => {
-    if (outcome.exitCode !== 0) {
-      const how = outcome.spawnError
-        ? `could not start (${outcome.spawnError.code ?? outcome.spawnError.message})`
-        : outcome.signal
-          ? `was killed by ${outcome.signal}`
-          : `exited with ${outcome.exitCode}`;
-      throw new TerraformError(
-        'terraform_show_failed',
-        `${bin} ${args.join(' ')} ${how}: ${(outcome.stderr ?? '').trim()}`,
-        {
-          hint: 'run it in the directory of your configuration after terraform init, or pass --state-json <file>',
-        },
-      );
-    }
-  });
-  return { stream: child.stdout as Readable, done };
+export interface StatePushContext {
+  env: NodeJS.ProcessEnv;
 }
 
 export async function statePush(
-  input: StatePushOptions,
-  env: NodeJS.ProcessEnv = process.env,
+  options: StatePushOptions,
+  context: StatePushContext,
 ): Promise<StatePushResult> {
-  const options = parseOptions(statePushOptionsSchema, input, {
-    package: '--package',
-    stateJson: '--state-json',
-    chdir: '--chdir',
-    terraformBin: '--terraform-bin',
-  });
-  const config = await resolveClientConfig({ baseUrl: options.baseUrl, caFile: options.caFile }, env);
-  let stream: Readable;
-  let done: Promise<void> = Promise.resolve();
-  let source: string;
-  if (options.stateJson) {
-    await access(options.stateJson).catch((error: unknown) => {
-      throw new UsageError('state_file_not_found', `cannot read --state-json ${options.stateJson}`, {
+  const client = await ServiceClient.fromOptions(
+    { baseUrl: options.baseUrl, caFile: options.caFile },
+    context.env,
+  );
+  const guard = SignalGuard.install();
+  try {
+    const source = await stateSource(options, context.env, guard);
+    let terraformFailure: unknown;
+    const watched: PlanSource = {
+      ...source,
+      open() {
+        const stream = source.open();
+        stream.once('error', (error) => {
+          if (error instanceof TerraformError) terraformFailure = error;
+        });
+        return stream;
+      },
+    };
+    const body = await client
+      .call({
+        request: {
+          operation: 'observed state push',
+          method: 'PUT',
+          path: packagePath(options.package, 'observed-state'),
+          packageId: options.package,
+          headers: { 'content-type': 'application/json' },
+          body: watched,
+        },
+        status: 200,
+        schema: observedStateResponseSchema,
+      })
+      .catch((error: unknown) => {
+        // If terraform failed, its error explains more than "the state could not be read" would.
+        throw terraformFailure ?? error;
+      });
+    return {
+      packageId: options.package,
+      resources: body.resources,
+      pushedAt: body.pushed_at,
+      source: source.description,
+    };
+  } finally {
+    guard.dispose();
+    await client.close();
+  }
+}
+
+/** The state to push: a file, stdin ("-"), or `terraform show -json` in --chdir. */
+async function stateSource(
+  options: StatePushOptions,
+  env: NodeJS.ProcessEnv,
+  guard: SignalGuard,
+): Promise<PlanSource> {
+  // "-" is stdin, as documented: it is never looked up as a file.
+  if (options.stateJson === '-') return stdinSource();
+  if (options.stateJson !== undefined) {
+    const path = options.stateJson;
+    await access(path).catch((error: unknown) => {
+      throw new UsageError('state_file_not_found', `cannot read --state-json ${path}`, {
+        hint: 'pass a file written by `terraform show -json`, or - to read it from stdin',
         cause: error,
       });
     });
-    stream = options.stateJson === '-' ? process.stdin : createReadStream(options.stateJson);
-    source = options.stateJson;
-  } else {
-    const bin = options.terraformBin ?? env.TFGATE_TERRAFORM_BIN ?? 'terraform';
-    ({ stream, done } = terraformShow(bin, options.chdir, env));
-    source = `${bin} show -json`;
+    return fileSource(path);
   }
-  // If terraform fails, its error explains more than the service's "invalid state" would.
-  const [call] = await Promise.allSettled([
-    callService(
-      config,
-      'PUT',
-      `/v1/analysis/conformance/packages/${options.package}/observed-state`,
-      { stream, contentType: 'application/json' },
-      { what: 'the observed state push', status: 200, schema: observedStateResponseSchema },
-    ),
-    done,
-  ]).then(async (results) => {
-    await done;
-    return results;
-  });
-  if (call.status === 'rejected') throw call.reason;
-  const body = call.value;
-  return { packageId: options.package, resources: body.resources, pushedAt: body.pushed_at, source };
+  const terraform = await Terraform.open({ bin: options.terraformBin, chdir: options.chdir, env, guard });
+  return terraform.showStateJson();
 }

@@ -38,18 +38,34 @@ export class TfgateError extends Error {
   }
 }
 
-/** Bad flags, environment, or configuration files. */
-export class UsageError extends TfgateError {
-  override readonly name = 'UsageError';
-  constructor(code: string, message: string, options: Omit<TfgateErrorOptions, 'exitCode'> = {}) {
-    super(code, message, { ...options, exitCode: ExitCode.usage });
-  }
+type FixedExitOptions = Omit<TfgateErrorOptions, 'exitCode'>;
+
+/** A TfgateError whose exit code is fixed by its class: the class says what kind of failure it is. */
+function withExitCode(name: string, exitCode: ExitCode) {
+  return class extends TfgateError {
+    override readonly name: string = name;
+    constructor(code: string, message: string, options: FixedExitOptions = {}) {
+      super(code, message, { ...options, exitCode });
+    }
+  };
 }
+
+/** Bad flags, environment, or configuration files. */
+export class UsageError extends withExitCode('UsageError', ExitCode.usage) {}
+
+/** A bundle that is unsigned, tampered, or signed by another key. No decision can be made. */
+export class BundleVerificationError extends withExitCode('BundleVerificationError', ExitCode.noDecision) {}
+
+/** The service could not be reached or answered with something we cannot decide from. */
+export class NoDecisionError extends withExitCode('NoDecisionError', ExitCode.noDecision) {}
+
+/** terraform (or tofu) exited non-zero or produced something unusable. */
+export class TerraformError extends withExitCode('TerraformError', ExitCode.terraform) {}
 
 /** Input that is not a readable Terraform plan or state. No decision can be made. */
 export class InvalidPlanError extends TfgateError {
-  override readonly name = 'InvalidPlanError';
-  constructor(message: string, options: Omit<TfgateErrorOptions, 'exitCode'> = {}) {
+  override readonly name: string = 'InvalidPlanError';
+  constructor(message: string, options: FixedExitOptions = {}) {
     super('invalid_plan', message, { ...options, exitCode: ExitCode.noDecision });
   }
 }
@@ -60,32 +76,16 @@ export class InvalidPlanError extends TfgateError {
  */
 export class IncompletePlanError extends InvalidPlanError {}
 
-/** A bundle that is unsigned, tampered, or signed by another key. No decision can be made. */
-export class BundleVerificationError extends TfgateError {
-  override readonly name = 'BundleVerificationError';
-  constructor(code: string, message: string, options: Omit<TfgateErrorOptions, 'exitCode'> = {}) {
-    super(code, message, { ...options, exitCode: ExitCode.noDecision });
-  }
-}
-
-/** The service could not be reached or answered with something we cannot decide from. */
-export class NoDecisionError extends TfgateError {
-  override readonly name = 'NoDecisionError';
-  constructor(code: string, message: string, options: Omit<TfgateErrorOptions, 'exitCode'> = {}) {
-    super(code, message, { ...options, exitCode: ExitCode.noDecision });
-  }
-}
-
-/** terraform (or tofu) exited non-zero or produced something unusable. */
-export class TerraformError extends TfgateError {
-  override readonly name = 'TerraformError';
-  constructor(code: string, message: string, options: Omit<TfgateErrorOptions, 'exitCode'> = {}) {
-    super(code, message, { ...options, exitCode: ExitCode.terraform });
-  }
-}
-
 export function isTfgateError(error: unknown): error is TfgateError {
   return error instanceof TfgateError;
+}
+
+/**
+ * The one mapping from an error to the process's exit code (src/cli/main.ts): a TfgateError carries its own;
+ * anything else is a bug or an unexpected failure, reported as exit 1.
+ */
+export function exitCodeFor(error: unknown): ExitCode {
+  return isTfgateError(error) ? error.exitCode : ExitCode.usage;
 }
 
 /** Render an error for a human: message, then hint. Never includes secrets: messages are built to be safe. */
@@ -96,3 +96,11 @@ export function formatError(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return `error: internal error: ${message}\nhint: this is a bug in tfgate; please report it with the command you ran.`;
 }
+
+export {
+  ADVISORY_CONSEQUENCE,
+  ADVISORY_PREFIX,
+  type AdvisoryConsequence,
+  type AdvisorySituation,
+  advisoryNotice,
+} from './advisory.js';

@@ -1,17 +1,10 @@
 import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 
-/**
- * Where plan JSON comes from. `open()` may be called more than once (a retried upload re-streams
- * from the start), so a source is a factory, not a stream.
- */
-export interface PlanSource {
-  /** Shown in messages: a path, "stdin", or "terraform show -json". */
-  readonly description: string;
-  /** True when open() can be called again to re-read from the start. */
-  readonly reopenable: boolean;
-  open(): Readable;
-}
+import type { PlanSource } from '../model/evaluator.js';
+
+// The interface lives in the model (the evaluator port); the sources are here.
+export type { PlanSource };
 
 /** Large reads: the scanner's per-chunk cost is fixed, and 1 MiB keeps syscalls and promise hops few. */
 export const READ_CHUNK_BYTES = 1024 * 1024;

@@ -1,10 +1,8 @@
 // Where each report goes: `--format` and `--output` pair up by position; a format without a file goes to stdout.
-import { randomBytes } from 'node:crypto';
-import { rename, rm, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
 import { UsageError } from '../errors/index.js';
+import { writeFileAtomic } from '../fs/atomic-file.js';
 import { githubAnnotationsEnabled, renderGithubAnnotations } from './github.js';
-import { REPORT_FORMATS, type ReportFormat, renderReport } from './index.js';
+import { REPORT_FORMATS, type ReportFormat, renderReport } from './registry.js';
 import type { ReportSubject } from './subject.js';
 
 export interface ReportTarget {
@@ -34,38 +32,6 @@ export function reportTargets(formats: readonly string[], outputs: readonly stri
     const path = outputs[i];
     return path === undefined || path === '-' ? { format } : { format, path };
   });
-}
-
-/** What a failed atomic write says: its error code, what the file is, and how to fix it. */
-export interface WriteFailure {
-  code: string;
-  what: string;
-  hint: string;
-}
-
-/**
- * Write a file whole or not at all: a temporary file beside it, then rename. Fails as a UsageError. `mode`
- * applies from the first byte (the temporary file is created with it), e.g. 0o600 for owner-only files.
- */
-export async function writeFileAtomic(
-  path: string,
-  content: string | Uint8Array,
-  failure: WriteFailure,
-  mode = 0o644,
-): Promise<void> {
-  const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
-  try {
-    await writeFile(temp, content, { mode, flag: 'wx' });
-    await rename(temp, path);
-  } catch (error) {
-    await rm(temp, { force: true });
-    // Name the file the user asked for, not the temporary one.
-    const reason = String((error as Error).message).replaceAll(temp, path);
-    throw new UsageError(failure.code, `could not write ${failure.what} ${path}: ${reason}`, {
-      hint: failure.hint,
-      cause: error,
-    });
-  }
 }
 
 export interface EmitOptions {

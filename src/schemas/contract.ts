@@ -106,6 +106,9 @@ export const publicKeySchema = z
   .object({ key_id: z.string(), algorithm: z.literal('RS256'), public_key: z.string().describe('PEM, SPKI') })
   .meta({ id: 'PublicKey' });
 
+/** The scopes an API key can hold (the service's and the client's one list). */
+export const API_KEY_SCOPES = ['compliance:read', 'compliance:write', 'admin'] as const;
+
 /**
  * `POST /v1/admin/accounts/{name}/api-keys` → 201: the contract's `{id, name, scopes, key}`; tfgate's
  * service adds `account`. The key is sent back in the X-Api-Key header, so it is visible ASCII.

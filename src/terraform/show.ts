@@ -1,4 +1,5 @@
-// `terraform show -json <planfile>` as a PlanSource: a stream, never held in memory, re-run on each open().
+// `terraform show -json [<planfile>]` as a PlanSource: a stream, never held in memory, re-run on each open().
+// Without a plan file terraform shows the current state (`tfgate state push`).
 import { PassThrough, type Readable } from 'node:stream';
 import type { PlanSource } from '../plan/index.js';
 import { explainFailure } from './failures.js';
@@ -10,19 +11,23 @@ import { globalArgs, type RunContext, terraformEnv } from './run.js';
  * ends only after terraform exited 0; a non-zero exit destroys it with the explained TerraformError, so a
  * truncated plan can never pass for a whole one. A consumer that stops reading early kills terraform.
  */
-export function showJsonSource(context: Omit<RunContext, 'stdout'>, planFile: string): PlanSource {
+export function showJsonSource(context: Omit<RunContext, 'stdout'>, planFile?: string): PlanSource {
   const command = context.binary.command;
   return {
-    description: `${command} show -json ${planFile}`,
+    description: planFile === undefined ? `${command} show -json` : `${command} show -json ${planFile}`,
     reopenable: true,
     open(): Readable {
-      const { child, result } = spawnProcess(command, [...globalArgs(context), 'show', '-json', planFile], {
-        env: terraformEnv(context.env),
-        stdout: 'pipe',
-        stderr: 'pipe',
-        buffer: { stderr: true },
-        detached: true,
-      });
+      const { child, result } = spawnProcess(
+        command,
+        [...globalArgs(context), 'show', '-json', ...(planFile === undefined ? [] : [planFile])],
+        {
+          env: terraformEnv(context.env),
+          stdout: 'pipe',
+          stderr: 'pipe',
+          buffer: { stderr: true },
+          detached: true,
+        },
+      );
       const untrack = context.guard?.track(child) ?? (() => {});
       const output = new PassThrough();
       let finished = false;

@@ -127,6 +127,11 @@ export class Terraform {
     return showJsonSource(this.#context, absolute(planFile));
   }
 
+  /** A source streaming `show -json` on the current state (what `tfgate state push` sends). */
+  showStateJson(): PlanSource {
+    return showJsonSource(this.#context);
+  }
+
   /** `apply -input=false <planFile>`: exactly the saved plan that was evaluated. */
   async apply(planFile: string, passThrough: readonly string[]): Promise<void> {
     const outcome = await runLive(this.#context, 'apply', [

@@ -6,9 +6,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { runApply } from '../../src/commands/apply.js';
-import { runBundlePull } from '../../src/commands/bundle-pull.js';
+
 import { ExitCode, type TfgateError } from '../../src/errors/index.js';
+import { runApply, runBundlePull } from '../helpers/commands.js';
 import { createApprovedPackage, startService, type TestService } from '../helpers/service.js';
 import { TerraformWorkspace } from '../helpers/terraform.js';
 import { capture, EXAMPLE_DIR } from './wrapper-fixtures.js';

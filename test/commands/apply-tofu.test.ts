@@ -4,9 +4,9 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runApply } from '../../src/commands/apply.js';
-import { resolveCheckOptions, runCheck } from '../../src/commands/check.js';
+import { normaliseCheckOptions as resolveCheckOptions } from '../../src/cli/normalise/check.js';
 import { ExitCode, type TfgateError } from '../../src/errors/index.js';
+import { runApply, runCheck } from '../helpers/commands.js';
 import { requireTofu, TOFU_BIN } from '../helpers/terraform.js';
 import { capture, bundleRoute as route, useWrapperSuite } from './wrapper-fixtures.js';
 

@@ -3,9 +3,9 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runApply } from '../../src/commands/apply.js';
-import { runPlan } from '../../src/commands/plan.js';
+
 import { ExitCode, type TfgateError } from '../../src/errors/index.js';
+import { runApply, runPlan } from '../helpers/commands.js';
 import { capture, bundleRoute as route, useWrapperSuite } from './wrapper-fixtures.js';
 
 const suite = useWrapperSuite();

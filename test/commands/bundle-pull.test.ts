@@ -5,14 +5,11 @@ import { chmod, readdir, readFile, stat, truncate, writeFile } from 'node:fs/pro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  describeBundlePull,
-  resolveBundlePullOptions,
-  runBundlePull,
-} from '../../src/commands/bundle-pull.js';
-import { runCheck } from '../../src/commands/check.js';
+import { normaliseBundlePullOptions as resolveBundlePullOptions } from '../../src/cli/normalise/bundle.js';
+import { describeBundlePull } from '../../src/commands/bundle-pull.js';
 import { isTfgateError } from '../../src/errors/index.js';
 import { type Loopback, startLoopback } from '../client/loopback.js';
+import { runBundlePull, runCheck } from '../helpers/commands.js';
 import { createApprovedPackage, startService, type TestService } from '../helpers/service.js';
 import { driftedPackage } from './gate-fixtures.js';
 

@@ -1,9 +1,13 @@
 // `tfgate gate` (runGate) against the real service on loopback: pass, block, acknowledgement, advisory, errors.
+
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type GateOptions, resolveGateOptions, runGate } from '../../src/commands/gate.js';
+import type { z } from 'zod';
+import { normaliseGateOptions as resolveGateOptions } from '../../src/cli/normalise/gate.js';
+import type { gateOptionsSchema } from '../../src/commands/gate.js';
+import { runGate } from '../helpers/commands.js';
 import { failure } from '../helpers/errors.js';
 import { api, CONFORMANCE, createAccountKey, startService, type TestService } from '../helpers/service.js';
 import { acknowledge, cleanPackage, driftedPackage, openFindings } from './gate-fixtures.js';
@@ -30,6 +34,8 @@ function io(env: NodeJS.ProcessEnv = {}) {
     },
   };
 }
+
+type GateOptions = z.input<typeof gateOptionsSchema>;
 
 function options(packageId: string, extra: Partial<GateOptions> = {}): GateOptions {
   return { packageId, client: {}, ...extra };

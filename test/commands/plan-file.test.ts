@@ -3,10 +3,10 @@
 import { rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { resolveCheckOptions, runCheck } from '../../src/commands/check.js';
-import { runPlan } from '../../src/commands/plan.js';
+import { normaliseCheckOptions as resolveCheckOptions } from '../../src/cli/normalise/check.js';
 import { ExitCode, type TfgateError } from '../../src/errors/index.js';
 import { buildCli, runCli } from '../helpers/cli.js';
+import { runCheck, runPlan } from '../helpers/commands.js';
 import { erroredPlan, guardedWorkspace } from '../helpers/errored-plan.js';
 import { TerraformWorkspace } from '../helpers/terraform.js';
 import {

@@ -1,15 +1,8 @@
 // `tfgate apply`: commander wiring only; src/commands/apply.ts does the work (loaded in the action).
 import type { Command } from 'commander';
-import { parseOptions } from '../../options/common.js';
-import { setExitCode } from '../program.js';
-import {
-  addWrapperOptions,
-  cliContext,
-  exitPromptlyIfInterrupted,
-  type WrapperFlags,
-  wrapperFlagNames,
-  wrapperInputFromFlags,
-} from './plan.js';
+import { setExitCode } from '../exit-code.js';
+import type { WrapperFlags } from '../normalise/wrapper.js';
+import { addWrapperOptions, cliContext, exitPromptlyIfInterrupted } from './plan.js';
 
 export function registerApply(program: Command): void {
   addWrapperOptions(
@@ -25,12 +18,9 @@ export function registerApply(program: Command): void {
     )
     .action(
       async (terraformArgs: string[], flags: WrapperFlags & { planFile?: string }, command: Command) => {
-        const { applyOptionsSchema, runApply } = await import('../../commands/apply.js');
-        const options = parseOptions(
-          applyOptionsSchema,
-          { ...(await wrapperInputFromFlags(flags, terraformArgs, process.env)), planFile: flags.planFile },
-          await wrapperFlagNames(),
-        );
+        const { runApply } = await import('../../commands/apply.js');
+        const { normaliseApplyOptions } = await import('../normalise/wrapper.js');
+        const options = normaliseApplyOptions(flags, terraformArgs, process.env);
         const result = await exitPromptlyIfInterrupted(runApply(options, cliContext()));
         setExitCode(command, result.exitCode);
       },

@@ -1,6 +1,6 @@
 // `tfgate bundle pull`: commander wiring only; src/commands/bundle-pull.ts does the work.
 import type { Command } from 'commander';
-import type { BundlePullFlags } from '../../commands/bundle-pull.js';
+import type { BundlePullFlags } from '../normalise/bundle.js';
 import { addServiceOptions } from '../options.js';
 
 export function registerBundlePull(bundle: Command): void {
@@ -13,10 +13,9 @@ export function registerBundlePull(bundle: Command): void {
     // The default is DEFAULT_BUNDLE_CACHE, spelled out so help does not load the HTTP client.
     .option('--dir <cache>', 'cache directory (default .tfgate/bundles; env TFGATE_BUNDLE_DIR)');
   addServiceOptions(pull).action(async (flags: BundlePullFlags) => {
-    const { describeBundlePull, resolveBundlePullOptions, runBundlePull } = await import(
-      '../../commands/bundle-pull.js'
-    );
-    const result = await runBundlePull(resolveBundlePullOptions(flags, process.env), { env: process.env });
+    const { describeBundlePull, runBundlePull } = await import('../../commands/bundle-pull.js');
+    const { normaliseBundlePullOptions } = await import('../normalise/bundle.js');
+    const result = await runBundlePull(normaliseBundlePullOptions(flags, process.env), { env: process.env });
     process.stdout.write(describeBundlePull(result));
   });
 }

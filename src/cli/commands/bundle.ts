@@ -1,7 +1,6 @@
 // `tfgate bundle <subcommand>`: build and verify signed OPA bundles (and, from the client, pull).
 import type { Command } from 'commander';
-import type { BundleBuildFlags } from '../../commands/bundle-build.js';
-import type { BundleVerifyFlags } from '../../commands/bundle-verify.js';
+import type { BundleBuildFlags, BundleVerifyFlags } from '../normalise/bundle.js';
 import { registerBundlePull } from './bundle-pull.js';
 
 /** Subcommands of `tfgate bundle`: one register function each. */
@@ -31,8 +30,9 @@ function registerBundleBuild(bundle: Command): void {
     .requiredOption('--output <bundle.tar.gz>', 'where to write the bundle (written whole or not at all)')
     .action(async (flags: BundleBuildFlags) => {
       // Loaded on demand: startup time counts for every command (bench/apply-overhead).
-      const { resolveBundleBuildOptions, runBundleBuild } = await import('../../commands/bundle-build.js');
-      const result = await runBundleBuild(resolveBundleBuildOptions(flags, process.env));
+      const { runBundleBuild } = await import('../../commands/bundle-build.js');
+      const { normaliseBundleBuildOptions } = await import('../normalise/bundle.js');
+      const result = await runBundleBuild(normaliseBundleBuildOptions(flags, process.env));
       process.stdout.write(
         `wrote ${result.path}: package ${result.packageId}, revision ${result.revision}, key id ${result.keyId ?? '-'}, scope ${result.scope ?? '-'}, ${result.files.length} files, ${result.bytes} bytes\n`,
       );
@@ -51,11 +51,10 @@ function registerBundleVerify(bundle: Command): void {
     .option('--scope <scope>', 'the scope the signature must carry (default: the package id)')
     .option('--allow-unsigned-bundle-INSECURE', 'accept a bundle with no signature (INSECURE)')
     .action(async (path: string, flags: BundleVerifyFlags) => {
-      const { describeVerifiedBundle, resolveBundleVerifyOptions, runBundleVerify } = await import(
-        '../../commands/bundle-verify.js'
-      );
+      const { describeVerifiedBundle, runBundleVerify } = await import('../../commands/bundle-verify.js');
+      const { normaliseBundleVerifyOptions } = await import('../normalise/bundle.js');
       const { UNSIGNED_BUNDLE_WARNING } = await import('../../policy/bundle/index.js');
-      const verified = await runBundleVerify(resolveBundleVerifyOptions(path, flags, process.env));
+      const verified = await runBundleVerify(normaliseBundleVerifyOptions(path, flags, process.env));
       if (!verified.signed) process.stderr.write(`${UNSIGNED_BUNDLE_WARNING}\n`);
       process.stdout.write(describeVerifiedBundle(path, verified));
     });

@@ -1,8 +1,9 @@
 // `tfgate check`: commander wiring only; src/commands/check.ts does the work.
 import type { Command } from 'commander';
-import { type CheckFlags, resolveCheckOptions, runCheck } from '../../commands/check.js';
+import { runCheck } from '../../commands/check.js';
+import { setExitCode } from '../exit-code.js';
+import { type CheckFlags, normaliseCheckOptions } from '../normalise/check.js';
 import { addAdvisoryOption, addMinSeverityOption, addReportOptions, addRouteOptions } from '../options.js';
-import { setExitCode } from '../program.js';
 import { useColor } from '../progress.js';
 
 export function registerCheck(program: Command): void {
@@ -35,7 +36,7 @@ export function registerCheck(program: Command): void {
       "the JSON result (--format json) of an earlier check whose block the pipeline's policy owners approved (Atlantis: $POLICYCHECKFILE after approve_policies): its blocking findings no longer block, any other finding still does",
     );
   check.action(async (flags: CheckFlags, command: Command) => {
-    const options = resolveCheckOptions(flags, process.env);
+    const options = normaliseCheckOptions(flags, process.env);
     const outcome = await runCheck(options, {
       stdout: process.stdout,
       stderr: process.stderr,

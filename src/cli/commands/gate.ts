@@ -1,8 +1,8 @@
 // `tfgate gate`: commander wiring only; src/commands/gate.ts does the work.
 import type { Command } from 'commander';
-import type { GateFlags } from '../../commands/gate.js';
+import { setExitCode } from '../exit-code.js';
+import type { GateFlags } from '../normalise/gate.js';
 import { addAdvisoryOption, addMinSeverityOption, addReportOptions, addServiceOptions } from '../options.js';
-import { setExitCode } from '../program.js';
 import { useColor } from '../progress.js';
 
 export function registerGate(program: Command): void {
@@ -22,8 +22,9 @@ export function registerGate(program: Command): void {
   addReportOptions(gate);
   gate.action(async (flags: GateFlags, command: Command) => {
     // Loaded on demand: the HTTP client costs startup time for every command.
-    const { resolveGateOptions, runGate } = await import('../../commands/gate.js');
-    const options = resolveGateOptions(flags, process.env);
+    const { runGate } = await import('../../commands/gate.js');
+    const { normaliseGateOptions } = await import('../normalise/gate.js');
+    const options = normaliseGateOptions(flags, process.env);
     const outcome = await runGate(options, {
       stdout: process.stdout,
       stderr: process.stderr,

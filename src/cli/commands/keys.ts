@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { printable } from '../../client/redact.js';
+import type { KeysCreateFlags } from '../normalise/keys.js';
 
 export function registerKeys(program: Command): void {
   const keys = program
@@ -16,32 +17,15 @@ export function registerKeys(program: Command): void {
     )
     .option('--base-url <url>', 'service URL (env TFGATE_BASE_URL)')
     .option('--ca-file <pem>', 'extra trusted CA certificates')
-    .action(
-      async (flags: {
-        account: string;
-        name: string;
-        scopes: string[];
-        baseUrl?: string;
-        caFile?: string;
-      }) => {
-        const scopes = flags.scopes
-          .flatMap((s) => s.split(','))
-          .map((s) => s.trim())
-          .filter(Boolean);
-        // Loaded on demand: the HTTP client costs startup time for every command.
-        const { keysCreate } = await import('../../commands/keys.js');
-        const created = await keysCreate({
-          account: flags.account,
-          name: flags.name,
-          scopes: scopes as Array<'compliance:read'>,
-          baseUrl: flags.baseUrl,
-          caFile: flags.caFile,
-        });
-        // The key was checked to be visible ASCII; the rest is the service's text, shown harmless.
-        process.stdout.write(`${created.key}\n`);
-        process.stderr.write(
-          `created key ${printable(created.id)} "${printable(created.name)}" for account ${printable(created.account)} with scopes ${printable(created.scopes.join(', '))}\n`,
-        );
-      },
-    );
+    .action(async (flags: KeysCreateFlags) => {
+      // Loaded on demand: the HTTP client costs startup time for every command.
+      const { keysCreate } = await import('../../commands/keys.js');
+      const { normaliseKeysCreateOptions } = await import('../normalise/keys.js');
+      const created = await keysCreate(normaliseKeysCreateOptions(flags), { env: process.env });
+      // The key was checked to be visible ASCII; the rest is the service's text, shown harmless.
+      process.stdout.write(`${created.key}\n`);
+      process.stderr.write(
+        `created key ${printable(created.id)} "${printable(created.name)}" for account ${printable(created.account)} with scopes ${printable(created.scopes.join(', '))}\n`,
+      );
+    });
 }

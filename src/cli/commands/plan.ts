@@ -1,23 +1,11 @@
 // `tfgate plan`: commander wiring only; src/commands/plan.ts does the work (loaded in the action, so other
 // commands start without terraform's and the policy's modules).
 import type { Command } from 'commander';
-import type { RouteFlags } from '../../commands/check.js';
 import type { WrapperContext } from '../../commands/plan.js';
-import { envBoolean, nonEmpty, parseOptions, reportTargetsFromFlags } from '../../options/common.js';
+import { setExitCode } from '../exit-code.js';
+import type { WrapperFlags } from '../normalise/wrapper.js';
 import { addAdvisoryOption, addMinSeverityOption, addReportOptions, addRouteOptions } from '../options.js';
-import { setExitCode } from '../program.js';
 import { createProgress, useColor } from '../progress.js';
-
-/** The flags `tfgate plan` and `tfgate apply` share, as commander hands them over. */
-export interface WrapperFlags extends RouteFlags {
-  terraformBin?: string;
-  chdir?: string;
-  cdktfStack?: string;
-  minSeverity?: string;
-  format?: string[];
-  output?: string[];
-  advisory?: boolean;
-}
 
 /** The route, severity, report and terraform flags; the same names and meanings as `tfgate check`. */
 export function addWrapperOptions(command: Command): Command {
@@ -42,38 +30,6 @@ export function addWrapperOptions(command: Command): Command {
     'after',
     `\nterraform plan flags go after --, e.g.\n  tfgate ${command.name()} --package payments -- -var-file=prod.tfvars -target=module.queue`,
   );
-}
-
-/** Flags and environment → the input of the command's option schema, validated there (flags named). */
-export async function wrapperInputFromFlags(
-  flags: WrapperFlags,
-  terraformArgs: string[],
-  env: NodeJS.ProcessEnv,
-) {
-  const { routeInputFromFlags } = await import('../../commands/check.js');
-  return {
-    route: routeInputFromFlags(flags, env),
-    terraformBin: flags.terraformBin,
-    chdir: flags.chdir,
-    cdktfStack: flags.cdktfStack,
-    terraformArgs,
-    minSeverity: flags.minSeverity ?? nonEmpty(env.TFGATE_MIN_SEVERITY),
-    advisory: flags.advisory ?? envBoolean(env, 'TFGATE_ADVISORY'),
-    reports: reportTargetsFromFlags(flags.format, flags.output),
-  };
-}
-
-export async function wrapperFlagNames(): Promise<Record<string, string>> {
-  const { FLAG_NAMES } = await import('../../commands/check.js');
-  return {
-    ...FLAG_NAMES,
-    terraformBin: '--terraform-bin',
-    chdir: '--chdir',
-    cdktfStack: '--cdktf-stack',
-    terraformArgs: 'terraform plan arguments (after --)',
-    out: '--out',
-    planFile: '--plan-file',
-  };
 }
 
 /**
@@ -111,12 +67,9 @@ export function registerPlan(program: Command): void {
       'keep the evaluated plan here for a later apply, only when nothing blocks (relative to the current directory, not --chdir)',
     )
     .action(async (terraformArgs: string[], flags: WrapperFlags & { out?: string }, command: Command) => {
-      const { planOptionsSchema, runPlan } = await import('../../commands/plan.js');
-      const options = parseOptions(
-        planOptionsSchema,
-        { ...(await wrapperInputFromFlags(flags, terraformArgs, process.env)), out: flags.out },
-        await wrapperFlagNames(),
-      );
+      const { runPlan } = await import('../../commands/plan.js');
+      const { normalisePlanOptions } = await import('../normalise/wrapper.js');
+      const options = normalisePlanOptions(flags, terraformArgs, process.env);
       const result = await exitPromptlyIfInterrupted(runPlan(options, cliContext()));
       setExitCode(command, result.exitCode);
     });

@@ -31,6 +31,7 @@ revisions change with the key, so clients fetch the new public key and bundles o
   command.action(async (opts: Record<string, unknown>) => {
     // Loaded on demand: the service (PGlite, pg) is heavy, and startup time counts for every command.
     const { serve } = await import('../../commands/serve.js');
-    await serve({ flags: opts });
+    const { normaliseServeOptions } = await import('../normalise/serve.js');
+    await serve({ config: normaliseServeOptions(opts, process.env) });
   });
 }

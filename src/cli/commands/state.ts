@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { printable } from '../../client/redact.js';
+import type { StatePushFlags } from '../normalise/state.js';
 
 export function registerState(program: Command): void {
   const state = program.command('state').description('Observed state for drift detection.');
@@ -14,17 +15,11 @@ export function registerState(program: Command): void {
     .option('--terraform-bin <bin>', 'terraform, tofu or a path (env TFGATE_TERRAFORM_BIN)')
     .option('--base-url <url>', 'service URL (env TFGATE_BASE_URL)')
     .option('--ca-file <pem>', 'extra trusted CA certificates')
-    .action(async (flags: Record<string, string | undefined>) => {
+    .action(async (flags: StatePushFlags) => {
       // Loaded on demand: the HTTP client costs startup time for every command.
       const { statePush } = await import('../../commands/state-push.js');
-      const result = await statePush({
-        package: flags.package ?? '',
-        stateJson: flags.stateJson,
-        chdir: flags.chdir,
-        terraformBin: flags.terraformBin,
-        baseUrl: flags.baseUrl,
-        caFile: flags.caFile,
-      });
+      const { normaliseStatePushOptions } = await import('../normalise/state.js');
+      const result = await statePush(normaliseStatePushOptions(flags, process.env), { env: process.env });
       process.stderr.write(
         `pushed observed state of package ${result.packageId}: ${result.resources} resource(s) from ${result.source} at ${printable(result.pushedAt)}\n`,
       );

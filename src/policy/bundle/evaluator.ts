@@ -1,5 +1,5 @@
 // The bundle route: a verified bundle's policy.wasm and data, evaluated in process, with no service call.
-import type { PlanEvaluator } from '../../commands/evaluator.js';
+import type { PlanEvaluator } from '../../model/evaluator.js';
 import type { EvaluationResult, Severity } from '../../model/index.js';
 import { readPlan } from '../../plan/index.js';
 import type { PlanSource } from '../../plan/source.js';

@@ -1,0 +1,79 @@
+// `tfgate bundle build|verify|pull`: flags and environment → each subcommand's options, parsed once.
+import { CLIENT_FLAG_NAMES } from '../../client/config.js';
+import { type BundleBuildOptions, bundleBuildOptionsSchema } from '../../commands/bundle-build.js';
+import { type BundlePullOptions, bundlePullOptionsSchema } from '../../commands/bundle-pull.js';
+import { type BundleVerifyOptions, bundleVerifyOptionsSchema } from '../../commands/bundle-verify.js';
+import { nonEmpty, parseOptions } from '../../options/common.js';
+import { clientInput, type ServiceFlags } from './shared.js';
+
+export interface BundleBuildFlags {
+  design?: string;
+  signingKey?: string;
+  keyId?: string;
+  scope?: string;
+  revision?: string;
+  output?: string;
+}
+
+/** TFGATE_SIGNING_KEY names the key file when the flag is absent. */
+export function normaliseBundleBuildOptions(
+  flags: BundleBuildFlags,
+  env: NodeJS.ProcessEnv,
+): BundleBuildOptions {
+  return parseOptions(
+    bundleBuildOptionsSchema,
+    { ...flags, signingKey: flags.signingKey ?? nonEmpty(env.TFGATE_SIGNING_KEY) },
+    {
+      design: '--design',
+      signingKey: '--signing-key',
+      output: '--output',
+      keyId: '--key-id',
+      scope: '--scope',
+    },
+  );
+}
+
+export interface BundleVerifyFlags {
+  publicKey?: string;
+  package?: string;
+  scope?: string;
+  allowUnsignedBundleINSECURE?: boolean;
+}
+
+export function normaliseBundleVerifyOptions(
+  bundle: string,
+  flags: BundleVerifyFlags,
+  env: NodeJS.ProcessEnv,
+): BundleVerifyOptions {
+  return parseOptions(
+    bundleVerifyOptionsSchema,
+    {
+      bundle,
+      publicKey: flags.publicKey ?? nonEmpty(env.TFGATE_PUBLIC_KEY),
+      packageId: flags.package,
+      scope: flags.scope,
+      allowUnsigned: flags.allowUnsignedBundleINSECURE ?? false,
+    },
+    { publicKey: '--public-key', packageId: '--package', scope: '--scope' },
+  );
+}
+
+export interface BundlePullFlags extends ServiceFlags {
+  package?: string;
+  dir?: string;
+}
+
+export function normaliseBundlePullOptions(
+  flags: BundlePullFlags,
+  env: NodeJS.ProcessEnv,
+): BundlePullOptions {
+  return parseOptions(
+    bundlePullOptionsSchema,
+    {
+      packageId: flags.package ?? nonEmpty(env.TFGATE_PACKAGE),
+      dir: nonEmpty(flags.dir ?? env.TFGATE_BUNDLE_DIR),
+      client: clientInput(flags),
+    },
+    { ...CLIENT_FLAG_NAMES, packageId: '--package', dir: '--dir' },
+  );
+}

@@ -1,0 +1,66 @@
+// Who decides: a signed bundle, offline (--bundle), or the service (--package). Shared by `tfgate check` and
+// the wrapper (plan, apply): the route's options and opening its evaluator.
+import { z } from 'zod';
+import type { PlanEvaluator } from '../model/evaluator.js';
+
+/** Who decides: a signed bundle, offline (--bundle), or the service (--package). */
+export const routeSchema = z.discriminatedUnion('kind', [
+  z
+    .object({
+      kind: z.literal('bundle'),
+      bundle: z.string().min(1),
+      publicKey: z.string().min(1).optional(),
+      /** INSECURE opt-in: accept a bundle without .signatures.json (warned about on stderr every time). */
+      allowUnsigned: z.boolean().default(false),
+      /** Refuse a bundle built for another package. */
+      packageId: z.string().min(1).optional(),
+    })
+    .refine((r) => r.publicKey !== undefined || r.allowUnsigned, {
+      message: 'a bundle is verified with the platform public key: pass --public-key <pem>',
+      path: ['publicKey'],
+    }),
+  /** The service decides: the plan is streamed to it; the key comes from TFGATE_API_KEY only. */
+  z.object({
+    kind: z.literal('remote'),
+    /** The service validates the id (404 package_not_found); it is URL-encoded into the path. */
+    packageId: z.string().min(1),
+    /** Falls back to TFGATE_BASE_URL. */
+    baseUrl: z.string().min(1).optional(),
+    caFile: z.string().min(1).optional(),
+  }),
+]);
+export type RouteOption = z.output<typeof routeSchema>;
+
+export interface RouteContext {
+  stderr: { write(chunk: string): unknown };
+  env?: NodeJS.ProcessEnv;
+}
+
+export async function openEvaluator(route: RouteOption, context: RouteContext): Promise<PlanEvaluator> {
+  switch (route.kind) {
+    case 'remote': {
+      // Loaded on demand: the HTTP client (undici) costs startup time the offline bundle route never needs.
+      const { RemoteEvaluator, ServiceClient } = await import('../client/index.js');
+      const client = await ServiceClient.fromOptions(
+        { baseUrl: route.baseUrl, caFile: route.caFile },
+        context.env ?? process.env,
+      );
+      const remote = new RemoteEvaluator(client, route.packageId);
+      return {
+        description: remote.description,
+        evaluate: (source, minSeverity) => remote.evaluate(source, minSeverity),
+        close: () => client.close(),
+      };
+    }
+    case 'bundle': {
+      // Loaded on demand (opa-wasm, tar): `tfgate apply` loads it while terraform plans.
+      const { BundleEvaluator } = await import('../policy/bundle/index.js');
+      return BundleEvaluator.open(route.bundle, {
+        publicKeyPath: route.publicKey,
+        allowUnsigned: route.allowUnsigned,
+        expectedPackageId: route.packageId,
+        warn: (message) => context.stderr.write(`${message}\n`),
+      });
+    }
+  }
+}

@@ -1,0 +1,122 @@
+// The wrapper's session: one run of terraform with the signal guard installed, and the policy loading while
+// terraform plans. Everything is released when the run ends, however it ends.
+import { UsageError } from '../../errors/index.js';
+import type { PlanEvaluator } from '../../model/evaluator.js';
+import {
+  guessProduct,
+  type PassThroughArgs,
+  parsePassThrough,
+  resolveTerraformCommand,
+  SignalGuard,
+  Terraform,
+} from '../../terraform/index.js';
+import { openEvaluator } from '../route.js';
+import type { WrapperContext, WrapperOptions } from './options.js';
+
+/** One run of the wrapper: terraform, its arguments, the signal guard, and the policy being loaded. */
+export interface WrapperSession {
+  terraform: Terraform;
+  args: PassThroughArgs;
+  guard: SignalGuard;
+  /**
+   * The evaluator, once the policy is loaded and terraform identified. Both happen while terraform plans
+   * (they cost time a plan does not wait for); if either fails, the running terraform is interrupted.
+   */
+  ready: Promise<PlanEvaluator>;
+  /** With --cdktf-stack: plan address -> construct path, for the reports. */
+  constructPaths?: (addresses: Iterable<string>) => ReadonlyMap<string, string>;
+}
+
+/** Install the signal guard, start terraform's identification and the policy's loading; dispose on exit. */
+export async function withSession<T>(
+  options: WrapperOptions,
+  context: WrapperContext,
+  run: (session: WrapperSession) => Promise<T>,
+): Promise<T> {
+  const guard = SignalGuard.install();
+  let evaluator: PlanEvaluator | undefined;
+  let ready: Promise<PlanEvaluator> | undefined;
+  try {
+    const command = resolveTerraformCommand(options.terraformBin, context.env);
+    const args = parsePassThrough(options.terraformArgs, guessProduct(command));
+    if (options.chdir !== undefined && args.chdir !== undefined && options.chdir !== args.chdir) {
+      throw new UsageError(
+        'conflicting_chdir',
+        `--chdir ${options.chdir} and -chdir=${args.chdir} disagree`,
+        {
+          hint: 'give the directory once, as --chdir <dir> or as -chdir=<dir> after --',
+        },
+      );
+    }
+    const cdktf = await resolveCdktfTarget(options, args.chdir, context);
+    const machineReportOnStdout = options.reports.some(
+      (r) => r.path === undefined && r.format !== 'text' && r.format !== 'markdown',
+    );
+    const { terraform, identified } = Terraform.launch({
+      bin: command,
+      chdir: cdktf?.workingDirectory ?? options.chdir ?? args.chdir,
+      env: context.env,
+      // A JSON/SARIF/JUnit report on stdout must stay parseable: terraform's output moves to stderr.
+      stdout: machineReportOnStdout ? 'stderr' : 'stdout',
+      color: context.color,
+      guard,
+    });
+    const open =
+      context.openEvaluator ??
+      (() =>
+        openEvaluator(options.route, {
+          stderr: { write: (m: string) => context.progress.warn(m.trim()) },
+          env: context.env,
+        }));
+    // `live`: terraform may be writing to the terminal meanwhile, so no spinner.
+    const loading = context.progress.step('Load policy', open, { live: true }).then((loaded) => {
+      evaluator = loaded;
+      return loaded;
+    });
+    ready = Promise.all([identified, loading]).then(([, loaded]) => {
+      context.progress.info(`${terraform.description}; deciding with ${loaded.description}`);
+      return loaded;
+    });
+    // Fail closed and fast: a bad bundle, key or binary stops whatever terraform already started.
+    ready.catch(() => guard.forward('SIGINT'));
+    return await run({
+      terraform,
+      args,
+      guard,
+      ready,
+      ...(cdktf ? { constructPaths: (addresses) => cdktf.constructPaths(addresses) } : {}),
+    });
+  } finally {
+    guard.dispose();
+    await ready?.catch(() => undefined);
+    const closing = evaluator?.close?.();
+    // After a signal, a close that waits for an abandoned request (a hung service) must not hold tfgate.
+    if (guard.received === undefined) await closing;
+    else closing?.catch(() => {});
+  }
+}
+
+/** `--cdktf-stack <name>`: the synthesized stack (a usage error if it was not synthesized, or with --chdir). */
+async function resolveCdktfTarget(
+  options: WrapperOptions,
+  passThroughChdir: string | undefined,
+  context: WrapperContext,
+) {
+  if (options.cdktfStack === undefined) return undefined;
+  const chdir =
+    options.chdir !== undefined
+      ? `--chdir ${options.chdir}`
+      : passThroughChdir && `-chdir=${passThroughChdir}`;
+  if (chdir) {
+    throw new UsageError(
+      'conflicting_chdir',
+      `--cdktf-stack ${options.cdktfStack} and ${chdir} both say where terraform runs: give one`,
+      {
+        hint: `--cdktf-stack runs terraform in the synthesized stack's directory (cdktf.out/stacks/${options.cdktfStack}); drop ${chdir}, or drop --cdktf-stack to plan another directory`,
+      },
+    );
+  }
+  // Loaded on demand: only CDKTF projects need it.
+  const { resolveCdktfStack } = await import('../../cdktf/construct-paths.js');
+  return resolveCdktfStack(options.cdktfStack, { projectDir: context.cdktfProjectDir });
+}

@@ -1,0 +1,64 @@
+// Files written whole or not at all: a temporary file beside the target, then a rename. One helper for the
+// reports, the bundle cache, `bundle build` and the kept plan of `tfgate plan --out`.
+import { randomBytes } from 'node:crypto';
+import { chmod, copyFile, rename, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { UsageError } from '../errors/index.js';
+
+/** What a failed atomic write says: its error code, what the file is, and how to fix it. */
+export interface WriteFailure {
+  code: string;
+  what: string;
+  hint: string;
+}
+
+function tempPath(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
+}
+
+/** Put `temp` in place of `path` with `fill`; on any failure remove it and throw a UsageError naming `path`. */
+async function replaceAtomically(
+  path: string,
+  failure: WriteFailure,
+  fill: (temp: string) => Promise<void>,
+): Promise<void> {
+  const temp = tempPath(path);
+  try {
+    await fill(temp);
+    await rename(temp, path);
+  } catch (error) {
+    await rm(temp, { force: true });
+    // Name the file the user asked for, not the temporary one.
+    const reason = String((error as Error).message).replaceAll(temp, path);
+    throw new UsageError(failure.code, `could not write ${failure.what} ${path}: ${reason}`, {
+      hint: failure.hint,
+      cause: error,
+    });
+  }
+}
+
+/**
+ * Write a file whole or not at all. Fails as a UsageError. `mode` applies from the first byte (the temporary
+ * file is created with it), e.g. 0o600 for owner-only files.
+ */
+export function writeFileAtomic(
+  path: string,
+  content: string | Uint8Array,
+  failure: WriteFailure,
+  mode = 0o644,
+): Promise<void> {
+  return replaceAtomically(path, failure, (temp) => writeFile(temp, content, { mode, flag: 'wx' }));
+}
+
+/** Copy `from` to `path` whole or not at all, with `mode` set before the copy becomes visible. */
+export function copyFileAtomic(
+  from: string,
+  path: string,
+  failure: WriteFailure,
+  mode = 0o644,
+): Promise<void> {
+  return replaceAtomically(path, failure, async (temp) => {
+    await copyFile(from, temp);
+    await chmod(temp, mode);
+  });
+}

@@ -1,0 +1,29 @@
+// The evaluator port: the seam between "where the plan comes from" and "who decides". It lives in the model
+// so that the layers that implement it (src/policy/bundle, src/client) and the commands that use it all
+// point down to it. Like the rest of the model it imports nothing but Node's types.
+import type { Readable } from 'node:stream';
+import type { EvaluationResult, Severity } from './index.js';
+
+/**
+ * Where plan JSON comes from. `open()` may be called more than once (a retried upload re-streams
+ * from the start), so a source is a factory, not a stream.
+ */
+export interface PlanSource {
+  /** Shown in messages: a path, "stdin", or "terraform show -json". */
+  readonly description: string;
+  /** True when open() can be called again to re-read from the start. */
+  readonly reopenable: boolean;
+  open(): Readable;
+}
+
+/**
+ * Who decides: a verified local bundle (src/policy/bundle) or the service (src/client). Both return the
+ * contract's evaluation response. Implementations throw a TfgateError (exit 4) when they cannot decide.
+ */
+export interface PlanEvaluator {
+  /** Shown in progress and reports: "bundle <path>" or "service <base url>". */
+  readonly description: string;
+  evaluate(source: PlanSource, minSeverity: Severity): Promise<EvaluationResult>;
+  /** Release what the evaluator holds (the service route's connections); optional. */
+  close?(): Promise<void>;
+}
