@@ -43,6 +43,8 @@ const MAX_MANAGEMENT_BODY_BYTES = 1024 * 1024;
 /** A management call: what to send, and what answer is accepted (status and the contract's schema). */
 export interface ManagementCall<S extends z.ZodType> {
   request: RequestSpec;
+  /** The call, for messages: "creating the API key", "the observed state push". */
+  what: string;
   /** A JSON body (sent whole; the call may be retried) or a stream (`request.body`). */
   json?: unknown;
   status: number;
@@ -233,7 +235,7 @@ export class ServiceClient {
       // Never echo the body: it is not what the contract promises, and may hold anything.
       throw new NoDecisionError(
         'unexpected_response',
-        `the service at ${this.baseUrl} answered the ${spec.operation} with HTTP ${res.status} and a body that is not the contract's (expected HTTP ${call.status}); nothing from it was used`,
+        `the service at ${this.baseUrl} answered ${call.what} with HTTP ${res.status} and a body that is not the contract's (expected HTTP ${call.status}); nothing from it was used`,
         {
           hint: 'check that --base-url / TFGATE_BASE_URL points at the tfgate service itself (not a proxy, a login page or another API), then try again',
         },

@@ -87,7 +87,7 @@ const STATUS_RULES: Record<number, StatusRule> = {
     },
     hint: (ctx) => {
       if (ctx.body?.code === 'insufficient_scope')
-        return `use a key with the ${SCOPE_NEEDED[ctx.operation]} scope (an admin creates one with tfgate keys create)`;
+        return 'use a key with the compliance:read scope (an admin creates one with POST /v1/admin/accounts/<account>/api-keys)';
       if (ctx.body?.code === 'plan_not_eligible')
         return 'the gate, plan evaluation, bundle and public key need the large plan or above; ask an admin to upgrade the account';
       return 'the key needs the compliance:read scope, and the account the large plan or above';
@@ -159,15 +159,18 @@ const SERVER_ERROR: StatusRule = {
   hint: () => `retry the job later, or check the service's health. ${NOTHING_APPLIED}`,
 };
 
-/** A management call refused (4xx other than 401, 403, 429): the caller must fix what the service names. */
+/** A management call refused (any 4xx): the caller must fix what the service names (exit 1). */
 const MANAGEMENT_REFUSAL: StatusRule = {
   code: (ctx) => ctx.body?.code ?? `http_${ctx.status}`,
   exitCode: fixed(ExitCode.usage),
-  message: (ctx) => `the service refused the ${ctx.operation} (HTTP ${ctx.status})${said(ctx)}`,
-  hint: (ctx) =>
-    ctx.status === 404
-      ? 'check --package or --account, and --base-url; what another account owns is not visible to this key'
-      : 'fix what the service names, then run again',
+  message: (ctx) => `the service answered ${ctx.status}${ctx.body ? said(ctx) : ` to the ${ctx.operation}`}`,
+  hint: (ctx) => {
+    if (ctx.status === 401) return STATUS_RULES[401]!.hint(ctx);
+    if (ctx.status === 403) return `the key needs the ${SCOPE_NEEDED[ctx.operation]} scope`;
+    if (ctx.status === 404)
+      return 'check --package or --account, and --base-url; what another account owns is not visible to this key';
+    return 'fix what the service names, then run again';
+  },
 };
 
 const UNEXPECTED: StatusRule = {
@@ -182,7 +185,7 @@ const UNEXPECTED: StatusRule = {
 export function errorForStatus(ctx: FailureContext): TfgateError {
   const management = MANAGEMENT_OPERATIONS.has(ctx.operation);
   const rule =
-    management && ctx.status >= 400 && ctx.status < 500 && ![401, 403, 429].includes(ctx.status)
+    management && ctx.status >= 400 && ctx.status < 500
       ? MANAGEMENT_REFUSAL
       : (STATUS_RULES[ctx.status] ?? (ctx.status >= 500 ? SERVER_ERROR : UNEXPECTED));
   return new TfgateError(rule.code(ctx), rule.message(ctx), {

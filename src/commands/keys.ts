@@ -39,6 +39,7 @@ export async function keysCreate(
         retry: false,
       },
       json: { name: options.name, scopes: options.scopes },
+      what: 'creating the API key',
       status: 201,
       schema: createdApiKeySchema,
     });

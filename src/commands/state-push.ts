@@ -64,6 +64,7 @@ export async function statePush(
           headers: { 'content-type': 'application/json' },
           body: watched,
         },
+        what: 'the observed state push',
         status: 200,
         schema: observedStateResponseSchema,
       })
