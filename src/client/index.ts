@@ -24,4 +24,4 @@ export {
   type TransportDeps,
 } from './http.js';
 export { printable, redact } from './redact.js';
-export { detailsUnavailable, openRemoteEvaluator, RemoteEvaluator } from './remote-evaluator.js';
+export { openRemoteEvaluator, RemoteEvaluator } from './remote-evaluator.js';

@@ -1,21 +1,13 @@
 // The service route of the PlanEvaluator seam: the plan is streamed as the request body, never held whole.
 
 import { NoDecisionError } from '../errors/index.js';
-import type { PlanEvaluator } from '../model/evaluator.js';
+import { markDetailsUnavailable, type PlanEvaluator } from '../model/evaluator.js';
 import { type EvaluationResult, emptyCounts, type Severity } from '../model/index.js';
 import type { PlanSource } from '../plan/index.js';
 import { packagePath, ServiceClient } from './client.js';
 import type { ClientFlags } from './config.js';
 import type { RequestSpec } from './http.js';
 import { lenientEvaluationResultSchema } from './schemas.js';
-
-/** Results decided by status alone carry no findings; this says why, for the report. */
-const statusOnly = new WeakMap<EvaluationResult, string>();
-
-/** Why a result has no details (the service blocked without a readable body), or undefined. */
-export function detailsUnavailable(result: EvaluationResult): string | undefined {
-  return statusOnly.get(result);
-}
 
 export class RemoteEvaluator implements PlanEvaluator {
   readonly description: string;
@@ -49,18 +41,16 @@ export class RemoteEvaluator implements PlanEvaluator {
       const parsed = lenientEvaluationResultSchema.safeParse(json);
       if (parsed.success && parsed.data.decision === 'block') return parsed.data;
       // Blocked, by status: fail closed with what we know.
-      const result: EvaluationResult = {
-        package_id: this.#packageId,
-        decision: 'block',
-        min_severity: minSeverity,
-        findings: [],
-        counts: emptyCounts(),
-      };
-      statusOnly.set(
-        result,
+      return markDetailsUnavailable(
+        {
+          package_id: this.#packageId,
+          decision: 'block',
+          min_severity: minSeverity,
+          findings: [],
+          counts: emptyCounts(),
+        },
         'the service answered HTTP 409 without a body tfgate could read, so no findings are shown',
       );
-      return result;
     }
     // The interface does not say that findings make the status an error, so a 200 is only a pass
     // when its body says so: an unreadable body is no decision.

@@ -7,7 +7,7 @@ import {
   isTfgateError,
   NoDecisionError,
 } from '../errors/index.js';
-import type { PlanEvaluator } from '../model/evaluator.js';
+import { detailsUnavailable, type PlanEvaluator } from '../model/evaluator.js';
 import type { Acknowledgement, EvaluationResult, Severity } from '../model/index.js';
 import type { PlanSource } from '../plan/index.js';
 import { emitReports, type ReportTarget } from '../report/index.js';
@@ -54,11 +54,13 @@ export async function evaluatePlan(options: PipelineOptions): Promise<PipelineOu
     };
   }
   const constructPaths = options.constructPaths?.(result.findings.map((f) => f.address));
+  const unavailable = detailsUnavailable(result);
   await emitReports(
     {
       kind: 'evaluation',
       result,
       advisory: options.advisory,
+      ...(unavailable ? { detailsUnavailable: unavailable } : {}),
       ...(constructPaths && constructPaths.size > 0 ? { constructPaths } : {}),
       ...(options.approvals && options.approvals.size > 0 ? { approvals: options.approvals } : {}),
     },

@@ -27,3 +27,17 @@ export interface PlanEvaluator {
   /** Release what the evaluator holds (the service route's connections); optional. */
   close?(): Promise<void>;
 }
+
+/** Results decided by a status alone (the service blocked without a body tfgate could read): why, by result. */
+const statusOnly = new WeakMap<EvaluationResult, string>();
+
+/** Mark a result as decided by status alone; the reports then say why no findings are shown. */
+export function markDetailsUnavailable(result: EvaluationResult, why: string): EvaluationResult {
+  statusOnly.set(result, why);
+  return result;
+}
+
+/** Why a result carries no details, when it was decided by status alone; else undefined. */
+export function detailsUnavailable(result: EvaluationResult): string | undefined {
+  return statusOnly.get(result);
+}

@@ -100,6 +100,45 @@ describe('tfgate keys create against a double that answers off-contract (a fault
   });
 });
 
+describe('keys create and state push when the service fails (5xx): no decision, exit 4, never exit 1', () => {
+  it('keys create: a 503 is service-unavailable (exit 4), and the key creation is sent once, never retried', async () => {
+    const result = await cliAgainst(
+      (_req, res) => sendJson(res, 503, contractError('unavailable', 'down for maintenance')),
+      keysCreate,
+    );
+    expect(result.exitCode, result.stderr).toBe(4);
+    expect(result.stderr).toContain('HTTP 503');
+    // A retry after a lost answer could create a second key.
+    expect(server?.requests).toHaveLength(1);
+  });
+
+  it('state push: a 500 is no decision (exit 4), and a file upload is retried on 503', async () => {
+    const state = join(dir, 'state-5xx.json');
+    await writeFile(state, '{"format_version":"1.0"}');
+    const push = ['state', 'push', '--package', 'payments', '--state-json', state];
+    const failed = await cliAgainst(async (req, res) => {
+      for await (const _chunk of req) {
+        // drain the upload
+      }
+      sendJson(res, 500, contractError('internal', 'boom'));
+    }, push);
+    expect(failed.exitCode, failed.stderr).toBe(4);
+    expect(failed.stderr).toContain('HTTP 500');
+    await server?.close();
+    let calls = 0;
+    const retried = await cliAgainst(async (req, res) => {
+      for await (const _chunk of req) {
+        // drain the upload
+      }
+      calls++;
+      if (calls === 1) sendJson(res, 503, contractError('unavailable', 'restarting'), { 'retry-after': '0' });
+      else sendJson(res, 200, { package_id: 'payments', resources: 0, pushed_at: '2026-01-01T00:00:00Z' });
+    }, push);
+    expect(retried.exitCode, retried.stderr).toBe(0);
+    expect(calls).toBe(2);
+  });
+});
+
 describe('tfgate state push against a double that answers off-contract (a fault no real service produces)', () => {
   it.each([
     ['a body without the resource count', 200, { package_id: 'payments', pushed_at: '2026-01-01T00:00:00Z' }],
@@ -186,5 +225,26 @@ describe("bundle pull's metadata: the ETag", () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe('a block decided by status alone (a bare 409, a fault no real service produces)', () => {
+  it('tfgate check prints the block and says the details are unavailable, and why', async () => {
+    const plan = join(dir, 'plan-409.json');
+    await writeFile(plan, '{"format_version":"1.2","resource_changes":[]}');
+    const result = await cliAgainst(
+      async (req, res) => {
+        for await (const _chunk of req) {
+          // drain the upload
+        }
+        res.writeHead(409);
+        res.end();
+      },
+      ['check', '--package', 'payments', '--plan-json', plan],
+    );
+    expect(result.exitCode, result.stderr).toBe(3);
+    expect(result.stdout).toContain(
+      'the service answered HTTP 409 without a body tfgate could read, so no findings are shown',
+    );
   });
 });

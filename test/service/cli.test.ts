@@ -86,6 +86,27 @@ describe('tfgate state push', () => {
     expect(gate.body.decision).toBe('block');
   });
 
+  it('reads the state from stdin with --state-json - (as documented)', async () => {
+    const id = await createApprovedPackage(svc, design('push-stdin'));
+    const res = await execa(
+      process.execPath,
+      [
+        '--import',
+        join(ROOT, 'test/helpers/ts-register.mjs'),
+        join(ROOT, 'src/cli/main.ts'),
+        ...['state', 'push', '--package', id, '--state-json', '-'],
+      ],
+      {
+        cwd: ROOT,
+        env: { TFGATE_BASE_URL: svc.baseUrl, TFGATE_API_KEY: svc.apiKey },
+        input: STATE_WITH_QUEUE,
+        reject: false,
+      },
+    );
+    expect(res.exitCode, res.stderr).toBe(0);
+    expect(res.stderr).toContain('3 resource(s) from stdin');
+  });
+
   it('runs terraform show -json itself on a real state', async () => {
     const config = join(dir, 'tf');
     await execa('mkdir', ['-p', config]);
