@@ -77,7 +77,11 @@ export function parseOptions<S extends z.ZodType>(
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map((issue) => {
     const path = issue.path.join('.');
-    const flag = flagNames[path] ?? (path === '' ? 'options' : path);
+    // The longest named prefix: "scopes.0" is still --scopes.
+    const named = issue.path
+      .map((_, i) => issue.path.slice(0, issue.path.length - i).join('.'))
+      .find((prefix) => flagNames[prefix] !== undefined);
+    const flag = named !== undefined ? flagNames[named] : path === '' ? 'options' : path;
     return `${flag}: ${issue.message}`;
   });
   throw new UsageError('invalid_option', problems.join('; '), { hint });

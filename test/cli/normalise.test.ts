@@ -1,0 +1,87 @@
+// The CLI's normalisers: flags and environment become one parsed options object, and every problem is a
+// usage error (exit 1) in plain words that names the flag, never the schema library's wording.
+import { describe, expect, it } from 'vitest';
+import { normaliseBundleBuildOptions } from '../../src/cli/normalise/bundle.js';
+import { normaliseCheckOptions } from '../../src/cli/normalise/check.js';
+import { normaliseKeysCreateOptions } from '../../src/cli/normalise/keys.js';
+import { normaliseServeOptions } from '../../src/cli/normalise/serve.js';
+import { normaliseStatePushOptions } from '../../src/cli/normalise/state.js';
+import { normaliseApplyOptions, normalisePlanOptions } from '../../src/cli/normalise/wrapper.js';
+import { ExitCode, type TfgateError, UsageError } from '../../src/errors/index.js';
+
+/** zod's own wording, which must never reach a user. */
+const ZOD_WORDING = /Invalid input|Invalid option|expected string|Too small|Too big|received undefined/;
+
+function usageError(run: () => unknown): TfgateError {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(UsageError);
+    const usage = error as TfgateError;
+    expect(usage.exitCode).toBe(ExitCode.usage);
+    expect(usage.message).not.toMatch(ZOD_WORDING);
+    return usage;
+  }
+  throw new Error('expected a usage error');
+}
+
+describe('the normalisers', () => {
+  it('keys create: scopes split on commas and spaces; an unknown scope names --scopes and the choices', () => {
+    expect(
+      normaliseKeysCreateOptions({ account: 'a', name: 'ci', scopes: ['compliance:read,admin', ' '] }).scopes,
+    ).toEqual(['compliance:read', 'admin']);
+    const error = usageError(() =>
+      normaliseKeysCreateOptions({ account: 'a', name: 'ci', scopes: ['root'] }),
+    );
+    expect(error.message).toContain('--scopes');
+    expect(error.message).toContain('compliance:read, compliance:write, admin');
+  });
+
+  it('state push: a bad package id names --package; TFGATE_TERRAFORM_BIN fills --terraform-bin', () => {
+    expect(usageError(() => normaliseStatePushOptions({ package: 'Bad Id' }, {})).message).toMatch(
+      /^--package: /,
+    );
+    expect(normaliseStatePushOptions({ package: 'p' }, { TFGATE_TERRAFORM_BIN: 'tofu' }).terraformBin).toBe(
+      'tofu',
+    );
+  });
+
+  it('bundle build: a missing signing key is "--signing-key: is required", not the library wording', () => {
+    const error = usageError(() => normaliseBundleBuildOptions({ design: 'd.yaml', output: 'b.tar.gz' }, {}));
+    expect(error.message).toBe('--signing-key: is required');
+  });
+
+  it('check: the route and the plan input come from flags and environment, once', () => {
+    const options = normaliseCheckOptions(
+      { planJson: 'plan.json', bundle: 'b.tar.gz' },
+      { TFGATE_PUBLIC_KEY: 'key.pem', TFGATE_MIN_SEVERITY: 'high', TFGATE_ADVISORY: 'yes' },
+    );
+    expect(options).toMatchObject({
+      plan: { kind: 'plan-json', path: 'plan.json' },
+      route: { kind: 'bundle', bundle: 'b.tar.gz', publicKey: 'key.pem', allowUnsigned: false },
+      minSeverity: 'high',
+      advisory: true,
+      reports: [{ format: 'text' }],
+    });
+    expect(
+      usageError(() => normaliseCheckOptions({ planJson: 'p', package: 'p', minSeverity: 'severe' }, {}))
+        .message,
+    ).toContain('--min-severity');
+  });
+
+  it('plan and apply: the terraform arguments and --out / --plan-file', () => {
+    expect(normalisePlanOptions({ package: 'p', out: 'x.tfplan' }, ['-var=a=b'], {})).toMatchObject({
+      route: { kind: 'remote', packageId: 'p' },
+      terraformArgs: ['-var=a=b'],
+      out: 'x.tfplan',
+    });
+    expect(normaliseApplyOptions({ package: 'p', planFile: 'x.tfplan' }, [], {}).planFile).toBe('x.tfplan');
+    expect(usageError(() => normaliseApplyOptions({}, [], {})).code).toBe('route_required');
+  });
+
+  it('serve: a bad setting names the flag and its variable', () => {
+    const error = usageError(() => normaliseServeOptions({ port: 'eighty' }, {}));
+    expect(error.message).toMatch(/^--port \(env TFGATE_PORT\): /);
+    expect(normaliseServeOptions({}, { TFGATE_PORT: '8181' }).port).toBe(8181);
+  });
+});
