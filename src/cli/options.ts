@@ -23,11 +23,16 @@ export function addRouteOptions(command: Command): Command {
     );
 }
 
-/** The service connection of gate and bundle pull. The API key has no flag: it comes from TFGATE_API_KEY. */
-export function addServiceOptions(command: Command): Command {
+/** Where the service is. The API key has no flag: it comes from TFGATE_API_KEY. */
+export function addConnectionOptions(command: Command): Command {
   return command
     .option('--base-url <url>', 'the tfgate service (env TFGATE_BASE_URL)')
-    .option('--ca-file <pem>', 'trust this CA for the service certificate (or NODE_EXTRA_CA_CERTS)')
+    .option('--ca-file <pem>', 'trust this CA for the service certificate (or NODE_EXTRA_CA_CERTS)');
+}
+
+/** The service connection of gate and bundle pull, with the wait and retry settings. */
+export function addServiceOptions(command: Command): Command {
+  return addConnectionOptions(command)
     .option('--timeout <seconds>', 'wait this long for a response, and between response chunks')
     .option(
       '--retries <n>',

@@ -1,27 +1,13 @@
 // tfgate's own progress on stderr: steps with timings; a spinner on a TTY, plain lines in CI; NO_COLOR respected.
 import type { Writable } from 'node:stream';
+import type { ProgressReporter as Progress, StepOptions } from '../commands/wrapper/progress.js';
 
-export interface StepOptions {
-  /** Terraform writes to the terminal during this step: no spinner, which would garble its output. */
-  live?: boolean;
-}
-
-/** What commands report progress through. Commands take it as an option; the CLI passes createProgress(). */
-export interface Progress {
-  step<T>(label: string, run: () => Promise<T>, options?: StepOptions): Promise<T>;
-  info(message: string): void;
-  warn(message: string): void;
-  /** A message that must not be missed (advisory mode applying a blocked plan). */
-  banner(message: string): void;
-}
-
-/** For library callers and tests that want no output. */
-export const silentProgress: Progress = {
-  step: (_label, run) => run(),
-  info: () => {},
-  warn: () => {},
-  banner: () => {},
-};
+// The one progress interface is the wrapper's (src/commands/wrapper/progress.ts); this is its terminal form.
+export {
+  type ProgressReporter as Progress,
+  type StepOptions,
+  silentProgress,
+} from '../commands/wrapper/progress.js';
 
 export interface ProgressOptions {
   stream?: Writable & { isTTY?: boolean };

@@ -4,12 +4,16 @@ import { z } from 'zod';
 import { ExitCode, UsageError } from '../errors/index.js';
 import type { PlanEvaluator } from '../model/evaluator.js';
 import { createPrivatePlanDir, type PrivatePlanDir } from '../terraform/index.js';
-import { type WrapperContext, type WrapperResult, wrapperOptionsSchema } from './wrapper/options.js';
-import { withSession } from './wrapper/session.js';
-import { applyStep, type Evaluated, evaluateStep, planWhileLoading } from './wrapper/steps.js';
-
-export type { WrapperContext, WrapperResult } from './wrapper/options.js';
-export type { ProgressReporter } from './wrapper/progress.js';
+import {
+  applyStep,
+  type Evaluated,
+  evaluateStep,
+  planWhileLoading,
+  type WrapperContext,
+  type WrapperResult,
+  withSession,
+  wrapperOptionsSchema,
+} from './wrapper/index.js';
 
 export const applyOptionsSchema = wrapperOptionsSchema.extend({
   /**

@@ -8,6 +8,7 @@ import { fileSource, type PlanSource, stdinSource } from '../plan/index.js';
 import type { ReportTarget } from '../report/index.js';
 import { advisoryWithoutDecision } from './advisory.js';
 import { readApprovedFindings, withApprovedFindings } from './approved-findings.js';
+import type { CommandIo } from './io.js';
 import { evaluatePlan, type PipelineOutcome } from './pipeline.js';
 import { openEvaluator, routeSchema } from './route.js';
 
@@ -50,12 +51,7 @@ export const checkOptionsSchema = z
   );
 export type CheckOptions = z.output<typeof checkOptionsSchema>;
 
-export interface CheckContext {
-  stdout: { write(chunk: string): unknown; isTTY?: boolean };
-  stderr: { write(chunk: string): unknown };
-  env: NodeJS.ProcessEnv;
-  color: boolean;
-}
+export type CheckContext = CommandIo;
 
 export async function runCheck(options: CheckOptions, context: CheckContext): Promise<PipelineOutcome> {
   const reports = options.customPolicyCheck ? await policyCheckReports(options.reports) : options.reports;

@@ -12,6 +12,7 @@ import {
 } from '../options/common.js';
 import { emitReports, type ReportSubject, summaryLine } from '../report/index.js';
 import { advisoryWithoutDecision } from './advisory.js';
+import type { CommandIo } from './io.js';
 
 export const gateOptionsSchema = z.object({
   packageId: packageIdSchema,
@@ -23,11 +24,7 @@ export const gateOptionsSchema = z.object({
 });
 export type GateOptions = z.output<typeof gateOptionsSchema>;
 
-export interface GateContext {
-  stdout: { write(chunk: string): unknown; isTTY?: boolean };
-  stderr: { write(chunk: string): unknown };
-  env: NodeJS.ProcessEnv;
-  color: boolean;
+export interface GateContext extends CommandIo {
   /** For tests of faults only. */
   transport?: TransportDeps;
 }

@@ -1,14 +1,13 @@
 // `tfgate keys create`: an API key through the admin API. The key is returned once; the caller prints it.
 import { z } from 'zod';
 import { ServiceClient } from '../client/index.js';
+import { serviceConnectionSchema } from '../options/common.js';
 import { API_KEY_SCOPES, createdApiKeySchema } from '../schemas/contract.js';
 
-export const keysCreateOptionsSchema = z.object({
+export const keysCreateOptionsSchema = serviceConnectionSchema.extend({
   account: z.string().min(1),
   name: z.string().min(1).max(100),
   scopes: z.array(z.enum(API_KEY_SCOPES)).min(1),
-  baseUrl: z.string().optional(),
-  caFile: z.string().optional(),
 });
 export type KeysCreateOptions = z.output<typeof keysCreateOptionsSchema>;
 

@@ -5,19 +5,12 @@ import { z } from 'zod';
 import { ExitCode } from '../errors/index.js';
 import { copyFileAtomic } from '../fs/atomic-file.js';
 import { createPrivatePlanDir, type PrivatePlanDir } from '../terraform/index.js';
-import {
-  type WrapperContext,
-  type WrapperResult,
-  type WrapperStatus,
-  wrapperOptionsSchema,
-} from './wrapper/options.js';
-import { withSession } from './wrapper/session.js';
-import { evaluateStep, planWhileLoading } from './wrapper/steps.js';
+import type { WrapperContext, WrapperResult, WrapperStatus } from './wrapper/index.js';
+import * as wrapper from './wrapper/index.js';
 
-export type { WrapperContext, WrapperResult } from './wrapper/options.js';
-export type { ProgressReporter } from './wrapper/progress.js';
+export type { ProgressReporter, WrapperContext, WrapperResult } from './wrapper/index.js';
 
-export const planOptionsSchema = wrapperOptionsSchema.extend({
+export const planOptionsSchema = wrapper.wrapperOptionsSchema.extend({
   /** Keep the evaluated plan here (written whole, only when it may be applied) for a later apply. */
   out: z.string().min(1).optional(),
 });
@@ -27,11 +20,11 @@ export type PlanOptions = z.output<typeof planOptionsSchema>;
 export async function runPlan(options: PlanOptions, context: WrapperContext): Promise<WrapperResult> {
   // A stale plan at --out must not survive a failed or blocked run: someone might apply it.
   if (options.out !== undefined) await rm(options.out, { force: true });
-  return withSession(options, context, async (session) => {
+  return wrapper.withSession(options, context, async (session) => {
     let planDir: PrivatePlanDir | undefined;
     try {
       planDir = await createPrivatePlanDir();
-      const { outcome, evaluator } = await planWhileLoading(session, context, planDir.planFile);
+      const { outcome, evaluator } = await wrapper.planWhileLoading(session, context, planDir.planFile);
       if (outcome === 'no-changes') {
         context.progress.info(
           'No changes: the infrastructure matches the configuration. Nothing to evaluate.',
@@ -39,7 +32,7 @@ export async function runPlan(options: PlanOptions, context: WrapperContext): Pr
         const kept = options.out === undefined ? undefined : await keepPlan(planDir.planFile, options.out);
         return { status: 'no-changes', exitCode: ExitCode.ok, ...(kept ? { planFile: kept } : {}) };
       }
-      const evaluated = await evaluateStep(
+      const evaluated = await wrapper.evaluateStep(
         session,
         evaluator,
         options,

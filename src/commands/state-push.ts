@@ -5,19 +5,17 @@ import { z } from 'zod';
 import { packagePath, ServiceClient } from '../client/index.js';
 import { TerraformError, UsageError } from '../errors/index.js';
 import type { PlanSource } from '../model/evaluator.js';
-import { packageIdSchema } from '../options/common.js';
+import { packageIdSchema, serviceConnectionSchema } from '../options/common.js';
 import { fileSource, stdinSource } from '../plan/index.js';
 import { observedStateResponseSchema } from '../schemas/contract.js';
 import { SignalGuard, Terraform } from '../terraform/index.js';
 
-export const statePushOptionsSchema = z.object({
+export const statePushOptionsSchema = serviceConnectionSchema.extend({
   package: packageIdSchema,
   /** A file with `terraform show -json` output, or "-" for stdin; without it terraform runs. */
   stateJson: z.string().min(1).optional(),
   chdir: z.string().min(1).optional(),
   terraformBin: z.string().min(1).optional(),
-  baseUrl: z.string().optional(),
-  caFile: z.string().optional(),
 });
 export type StatePushOptions = z.output<typeof statePushOptionsSchema>;
 

@@ -13,6 +13,14 @@ export const packageIdSchema = z
     'a package id is 1-63 of a-z 0-9 . _ - and starts with a letter or digit',
   );
 
+/** Where the service is, for the one-shot management commands (keys create, state push). */
+export const serviceConnectionSchema = z.object({
+  /** Falls back to TFGATE_BASE_URL. */
+  baseUrl: z.string().optional(),
+  /** Extra trusted CA certificates (PEM). */
+  caFile: z.string().optional(),
+});
+
 /** The contract's default: `low`, so any finding blocks. */
 export const minSeveritySchema = severitySchema.default('low');
 

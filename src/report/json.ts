@@ -3,12 +3,12 @@ import type { ReportSubject } from './subject.js';
 
 export function renderJson(subject: ReportSubject): string {
   const note = subject.detailsUnavailable ? { details_available: false } : {};
+  const { package_id, decision, min_severity } = subject.result;
+  const head = { package_id, decision, min_severity };
   if (subject.kind === 'evaluation') {
     const r = subject.result;
     const body = {
-      package_id: r.package_id,
-      decision: r.decision,
-      min_severity: r.min_severity,
+      ...head,
       findings: r.findings,
       counts: r.counts,
       // Only with --cdktf-stack: an added key, so the contract's fields stay as they are.
@@ -32,9 +32,7 @@ export function renderJson(subject: ReportSubject): string {
   }
   const r = subject.result;
   const body = {
-    package_id: r.package_id,
-    decision: r.decision,
-    min_severity: r.min_severity,
+    ...head,
     refreshed: r.refreshed,
     drift_checked_at: r.drift_checked_at,
     blocking: r.blocking,

@@ -2,9 +2,9 @@
 import type { Command } from 'commander';
 import { runCheck } from '../../commands/check.js';
 import { setExitCode } from '../exit-code.js';
+import { terminalIo } from '../io.js';
 import { type CheckFlags, normaliseCheckOptions } from '../normalise/check.js';
 import { addAdvisoryOption, addMinSeverityOption, addReportOptions, addRouteOptions } from '../options.js';
-import { useColor } from '../progress.js';
 
 export function registerCheck(program: Command): void {
   const check = program
@@ -37,12 +37,7 @@ export function registerCheck(program: Command): void {
     );
   check.action(async (flags: CheckFlags, command: Command) => {
     const options = normaliseCheckOptions(flags, process.env);
-    const outcome = await runCheck(options, {
-      stdout: process.stdout,
-      stderr: process.stderr,
-      env: process.env,
-      color: useColor(process.stdout, process.env),
-    });
+    const outcome = await runCheck(options, terminalIo());
     setExitCode(command, outcome.exitCode);
   });
 }

@@ -1,9 +1,9 @@
 // `tfgate gate`: commander wiring only; src/commands/gate.ts does the work.
 import type { Command } from 'commander';
 import { setExitCode } from '../exit-code.js';
+import { terminalIo } from '../io.js';
 import type { GateFlags } from '../normalise/gate.js';
 import { addAdvisoryOption, addMinSeverityOption, addReportOptions, addServiceOptions } from '../options.js';
-import { useColor } from '../progress.js';
 
 export function registerGate(program: Command): void {
   const gate = program
@@ -25,12 +25,7 @@ export function registerGate(program: Command): void {
     const { runGate } = await import('../../commands/gate.js');
     const { normaliseGateOptions } = await import('../normalise/gate.js');
     const options = normaliseGateOptions(flags, process.env);
-    const outcome = await runGate(options, {
-      stdout: process.stdout,
-      stderr: process.stderr,
-      env: process.env,
-      color: useColor(process.stdout, process.env),
-    });
+    const outcome = await runGate(options, terminalIo());
     setExitCode(command, outcome.exitCode);
   });
 }

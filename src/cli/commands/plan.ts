@@ -3,9 +3,10 @@
 import type { Command } from 'commander';
 import type { WrapperContext } from '../../commands/plan.js';
 import { setExitCode } from '../exit-code.js';
+import { terminalIo } from '../io.js';
 import type { WrapperFlags } from '../normalise/wrapper.js';
 import { addAdvisoryOption, addMinSeverityOption, addReportOptions, addRouteOptions } from '../options.js';
-import { createProgress, useColor } from '../progress.js';
+import { createProgress } from '../progress.js';
 
 /** The route, severity, report and terraform flags; the same names and meanings as `tfgate check`. */
 export function addWrapperOptions(command: Command): Command {
@@ -46,12 +47,7 @@ export async function exitPromptlyIfInterrupted<T>(run: Promise<T>): Promise<T> 
 }
 
 export function cliContext(): WrapperContext {
-  return {
-    progress: createProgress(),
-    stdout: process.stdout,
-    env: process.env,
-    color: useColor(process.stdout, process.env),
-  };
+  return { progress: createProgress(), ...terminalIo() };
 }
 
 export function registerPlan(program: Command): void {

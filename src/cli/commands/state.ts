@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
 import { printable } from '../../client/redact.js';
 import type { StatePushFlags } from '../normalise/state.js';
+import { addConnectionOptions } from '../options.js';
 
 export function registerState(program: Command): void {
   const state = program.command('state').description('Observed state for drift detection.');
-  state
+  const push = state
     .command('push')
     .description(
       'Push the observed state (terraform show -json) to the service. Without --state-json, runs terraform show -json itself.\nThe key comes from TFGATE_API_KEY (never a flag).',
@@ -12,16 +13,14 @@ export function registerState(program: Command): void {
     .requiredOption('--package <id>', 'package id')
     .option('--state-json <file>', 'a file with `terraform show -json` output on the state (- for stdin)')
     .option('--chdir <dir>', 'directory of the Terraform configuration (when terraform runs)')
-    .option('--terraform-bin <bin>', 'terraform, tofu or a path (env TFGATE_TERRAFORM_BIN)')
-    .option('--base-url <url>', 'service URL (env TFGATE_BASE_URL)')
-    .option('--ca-file <pem>', 'extra trusted CA certificates')
-    .action(async (flags: StatePushFlags) => {
-      // Loaded on demand: the HTTP client costs startup time for every command.
-      const { statePush } = await import('../../commands/state-push.js');
-      const { normaliseStatePushOptions } = await import('../normalise/state.js');
-      const result = await statePush(normaliseStatePushOptions(flags, process.env), { env: process.env });
-      process.stderr.write(
-        `pushed observed state of package ${result.packageId}: ${result.resources} resource(s) from ${result.source} at ${printable(result.pushedAt)}\n`,
-      );
-    });
+    .option('--terraform-bin <bin>', 'terraform, tofu or a path (env TFGATE_TERRAFORM_BIN)');
+  addConnectionOptions(push).action(async (flags: StatePushFlags) => {
+    // Loaded on demand: the HTTP client costs startup time for every command.
+    const { statePush } = await import('../../commands/state-push.js');
+    const { normaliseStatePushOptions } = await import('../normalise/state.js');
+    const result = await statePush(normaliseStatePushOptions(flags, process.env), { env: process.env });
+    process.stderr.write(
+      `pushed observed state of package ${result.packageId}: ${result.resources} resource(s) from ${result.source} at ${printable(result.pushedAt)}\n`,
+    );
+  });
 }

@@ -1,5 +1,6 @@
 // `tfgate plan` and `tfgate apply`: flags, the terraform arguments after --, and environment → their
 // options, parsed once. The route, severity and report flags mean what they mean for `tfgate check`.
+import type { z } from 'zod';
 import { type ApplyOptions, applyOptionsSchema } from '../../commands/apply.js';
 import { type PlanOptions, planOptionsSchema } from '../../commands/plan.js';
 import { parseOptions } from '../../options/common.js';
@@ -24,15 +25,24 @@ const WRAPPER_FLAG_NAMES: Readonly<Record<string, string>> = {
   planFile: '--plan-file',
 };
 
-function wrapperInput(flags: WrapperFlags, terraformArgs: string[], env: NodeJS.ProcessEnv) {
-  return {
+/** The shared flags plus the command's own (`own`), parsed by the command's schema. */
+function normaliseWrapper<S extends z.ZodType>(
+  schema: S,
+  flags: WrapperFlags,
+  terraformArgs: string[],
+  env: NodeJS.ProcessEnv,
+  own: Record<string, unknown>,
+): z.output<S> {
+  const input = {
     route: routeInputFromFlags(flags, env),
     terraformBin: flags.terraformBin,
     chdir: flags.chdir,
     cdktfStack: flags.cdktfStack,
     terraformArgs,
     ...decisionInput(flags, env),
+    ...own,
   };
+  return parseOptions(schema, input, WRAPPER_FLAG_NAMES);
 }
 
 export function normalisePlanOptions(
@@ -40,8 +50,7 @@ export function normalisePlanOptions(
   terraformArgs: string[],
   env: NodeJS.ProcessEnv,
 ): PlanOptions {
-  const input = { ...wrapperInput(flags, terraformArgs, env), out: flags.out };
-  return parseOptions(planOptionsSchema, input, WRAPPER_FLAG_NAMES);
+  return normaliseWrapper(planOptionsSchema, flags, terraformArgs, env, { out: flags.out });
 }
 
 export function normaliseApplyOptions(
@@ -49,6 +58,5 @@ export function normaliseApplyOptions(
   terraformArgs: string[],
   env: NodeJS.ProcessEnv,
 ): ApplyOptions {
-  const input = { ...wrapperInput(flags, terraformArgs, env), planFile: flags.planFile };
-  return parseOptions(applyOptionsSchema, input, WRAPPER_FLAG_NAMES);
+  return normaliseWrapper(applyOptionsSchema, flags, terraformArgs, env, { planFile: flags.planFile });
 }
