@@ -1,6 +1,6 @@
 // tfgate's own progress on stderr: steps with timings; a spinner on a TTY, plain lines in CI; NO_COLOR respected.
 import type { Writable } from 'node:stream';
-import type { ProgressReporter as Progress, StepOptions } from '../commands/wrapper/progress.js';
+import type { ProgressReporter as Progress } from '../commands/wrapper/progress.js';
 
 // The one progress interface is the wrapper's (src/commands/wrapper/progress.ts); this is its terminal form.
 export {
