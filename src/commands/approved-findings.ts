@@ -4,6 +4,7 @@
 import { open } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { NoDecisionError, UsageError } from '../errors/index.js';
+import { parseUntrustedJson } from '../json/untrusted.js';
 import type { PlanEvaluator } from '../model/evaluator.js';
 import { type Acknowledgement, decide, severityAtLeast } from '../model/index.js';
 import { evaluationResultSchema } from '../schemas/contract.js';
@@ -22,7 +23,7 @@ const HINT =
 
 /** Read the approved result: its blocking findings, when it blocked; nothing when it passed. */
 export async function readApprovedFindings(path: string): Promise<ApprovedFindings> {
-  let text: string;
+  let bytes: Buffer;
   let writtenAt: Date;
   try {
     const file = await open(path, 'r');
@@ -32,7 +33,7 @@ export async function readApprovedFindings(path: string): Promise<ApprovedFindin
         throw new Error(`it is ${info.size} bytes, more than a policy check result (at most 64 MiB)`);
       }
       writtenAt = info.mtime;
-      text = await file.readFile('utf8');
+      bytes = await file.readFile();
     } finally {
       await file.close();
     }
@@ -45,7 +46,8 @@ export async function readApprovedFindings(path: string): Promise<ApprovedFindin
   }
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    // A file from the pipeline is untrusted input: the untrusted-JSON reader, never JSON.parse.
+    json = parseUntrustedJson(bytes, MAX_APPROVED_RESULT_BYTES);
   } catch (error) {
     throw new NoDecisionError(
       'approved_findings_invalid',
