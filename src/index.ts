@@ -12,9 +12,9 @@ export {
 } from './client/index.js';
 export { type Design, designSchema, loadDesign, parseDesign } from './design/index.js';
 export * from './errors/index.js';
-export * from './model/index.js';
 // The evaluator port (PlanSource comes with ./plan): what a library caller implements to decide itself.
 export type { PlanEvaluator } from './model/evaluator.js';
+export * from './model/index.js';
 export * from './plan/index.js';
 export {
   assembleBundle,
