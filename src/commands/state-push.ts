@@ -38,7 +38,9 @@ export async function statePush(
     { baseUrl: options.baseUrl, caFile: options.caFile },
     context.env,
   );
-  const guard = SignalGuard.install();
+  // Only while terraform runs: a signal goes to terraform, which stops; then nothing is pushed.
+  const guard = options.stateJson === undefined ? SignalGuard.install() : undefined;
+  let stopWaiting = () => {};
   try {
     const source = await stateSource(options, context.env, guard);
     let terraformFailure: unknown;
@@ -52,24 +54,29 @@ export async function statePush(
         return stream;
       },
     };
-    const body = await client
-      .call({
-        request: {
-          operation: 'observed state push',
-          method: 'PUT',
-          path: packagePath(options.package, 'observed-state'),
-          packageId: options.package,
-          headers: { 'content-type': 'application/json' },
-          body: watched,
-        },
-        what: 'the observed state push',
-        status: 200,
-        schema: observedStateResponseSchema,
-      })
-      .catch((error: unknown) => {
-        // If terraform failed, its error explains more than "the state could not be read" would.
-        throw terraformFailure ?? error;
-      });
+    const interrupted = new Promise<never>((_, reject) => {
+      stopWaiting = guard?.onSignal((signal) => reject(interruptedError(signal))) ?? (() => {});
+    });
+    interrupted.catch(() => {});
+    const push = client.call({
+      request: {
+        operation: 'observed state push',
+        method: 'PUT',
+        path: packagePath(options.package, 'observed-state'),
+        packageId: options.package,
+        headers: { 'content-type': 'application/json' },
+        body: watched,
+      },
+      what: 'the observed state push',
+      status: 200,
+      schema: observedStateResponseSchema,
+    });
+    push.catch(() => {});
+    const body = await Promise.race([push, interrupted]).catch((error: unknown) => {
+      if (guard?.received !== undefined) throw interruptedError(guard.received);
+      // If terraform failed, its error explains more than "the state could not be read" would.
+      throw terraformFailure ?? error;
+    });
     return {
       packageId: options.package,
       resources: body.resources,
@@ -77,16 +84,25 @@ export async function statePush(
       source: source.description,
     };
   } finally {
-    guard.dispose();
-    await client.close();
+    stopWaiting();
+    guard?.dispose();
+    // After a signal, a request to a hung service must not hold tfgate: close without waiting for it.
+    if (guard?.received === undefined) await client.close();
+    else client.close().catch(() => {});
   }
+}
+
+function interruptedError(signal: string): TerraformError {
+  return new TerraformError('interrupted', `interrupted by ${signal} during terraform show -json`, {
+    hint: 'terraform stopped; nothing was pushed',
+  });
 }
 
 /** The state to push: a file, stdin ("-"), or `terraform show -json` in --chdir. */
 async function stateSource(
   options: StatePushOptions,
   env: NodeJS.ProcessEnv,
-  guard: SignalGuard,
+  guard: SignalGuard | undefined,
 ): Promise<PlanSource> {
   // "-" is stdin, as documented: it is never looked up as a file.
   if (options.stateJson === '-') return stdinSource();

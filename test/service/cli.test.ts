@@ -1,5 +1,6 @@
 // The service's CLI: `tfgate keys create` (admin API, key printed once to stdout) and `tfgate state push`
 // (a file, or terraform show -json run by tfgate on a real terraform_data state). Real child processes.
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -158,4 +159,27 @@ describe('tfgate serve --help', () => {
     expect(res.stdout).toContain('TFGATE_BOOTSTRAP_API_KEY');
     expect(res.stdout).toContain('rotate');
   });
+});
+
+describe('tfgate state push interrupted (a stand-in terraform whose `show` never ends: a fault real terraform is too quick to show)', () => {
+  it('SIGINT while terraform show -json runs: forwarded to it, nothing pushed, exit 2 "interrupted"', async () => {
+    const fake = join(dir, 'slow-terraform.sh');
+    const marker = join(dir, 'slow-terraform.got-sigint');
+    await writeFile(
+      fake,
+      `#!/bin/sh\nif [ "$1" = version ]; then echo "Terraform v1.11.4"; exit 0; fi\ntrap 'touch "${marker}"; exit 130' INT\nwhile :; do sleep 0.1; done\n`,
+      { mode: 0o755 },
+    );
+    const id = await createApprovedPackage(svc, design('push-interrupted'));
+    const child = tfgate(['state', 'push', '--package', id, '--terraform-bin', fake]);
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    child.kill('SIGINT');
+    const res = await child;
+    expect(res.exitCode, res.stderr).toBe(2);
+    expect(res.stderr).toContain('interrupted by SIGINT during terraform show -json');
+    expect(existsSync(marker)).toBe(true);
+    const gate = await api<{ error?: { code: string } }>(svc, 'POST', `${CONFORMANCE}/packages/${id}/gate`);
+    // Nothing was pushed: the package has no observed state to gate on.
+    expect(gate.status).not.toBe(200);
+  }, 30_000);
 });

@@ -1,8 +1,9 @@
 // `tfgate apply`: commander wiring only; src/commands/apply.ts does the work (loaded in the action).
 import type { Command } from 'commander';
 import { setExitCode } from '../exit-code.js';
+import { exitPromptlyIfInterrupted } from '../interrupt.js';
 import type { WrapperFlags } from '../normalise/wrapper.js';
-import { addWrapperOptions, cliContext, exitPromptlyIfInterrupted } from './plan.js';
+import { addWrapperOptions, cliContext } from './plan.js';
 
 export function registerApply(program: Command): void {
   addWrapperOptions(

@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import type { WrapperContext } from '../../commands/plan.js';
 import { setExitCode } from '../exit-code.js';
+import { exitPromptlyIfInterrupted } from '../interrupt.js';
 import { terminalIo } from '../io.js';
 import type { WrapperFlags } from '../normalise/wrapper.js';
 import { addAdvisoryOption, addMinSeverityOption, addReportOptions, addRouteOptions } from '../options.js';
@@ -31,19 +32,6 @@ export function addWrapperOptions(command: Command): Command {
     'after',
     `\nterraform plan flags go after --, e.g.\n  tfgate ${command.name()} --package payments -- -var-file=prod.tfvars -target=module.queue`,
   );
-}
-
-/**
- * After an interrupt, whatever was abandoned (a request to a hung service) must not keep tfgate alive:
- * once the command has wound down, exit within a second even if a socket is still open.
- */
-export async function exitPromptlyIfInterrupted<T>(run: Promise<T>): Promise<T> {
-  try {
-    return await run;
-  } catch (error) {
-    if ((error as { code?: unknown }).code === 'interrupted') setTimeout(() => process.exit(), 1000).unref();
-    throw error;
-  }
 }
 
 export function cliContext(): WrapperContext {

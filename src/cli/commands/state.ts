@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { printable } from '../../client/redact.js';
+import { exitPromptlyIfInterrupted } from '../interrupt.js';
 import type { StatePushFlags } from '../normalise/state.js';
 import { addConnectionOptions } from '../options.js';
 
@@ -18,7 +19,8 @@ export function registerState(program: Command): void {
     // Loaded on demand: the HTTP client costs startup time for every command.
     const { statePush } = await import('../../commands/state-push.js');
     const { normaliseStatePushOptions } = await import('../normalise/state.js');
-    const result = await statePush(normaliseStatePushOptions(flags, process.env), { env: process.env });
+    const options = normaliseStatePushOptions(flags, process.env);
+    const result = await exitPromptlyIfInterrupted(statePush(options, { env: process.env }));
     process.stderr.write(
       `pushed observed state of package ${result.packageId}: ${result.resources} resource(s) from ${result.source} at ${printable(result.pushedAt)}\n`,
     );
