@@ -1,0 +1,55 @@
+// Options validated by a zod schema, in plain words: a failure is one UsageError naming each offending flag
+// or option, never the schema library's wording. In the errors layer so every layer (the CLI's normalisers,
+// the CDKTF aspect's options) can use it.
+import type { z } from 'zod';
+import { UsageError } from './index.js';
+
+/**
+ * Validate options with a schema; a failure becomes one UsageError naming each offending flag.
+ * `flagNames` maps an option path ("route.publicKey") to how the user wrote it ("--public-key").
+ */
+export function parseOptions<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+  flagNames: Readonly<Record<string, string>> = {},
+  hint = 'run with --help to see the options',
+): z.output<S> {
+  // Our schemas' own messages win; zod's default wording never reaches the user.
+  const parsed = schema.safeParse(input, { error: plainIssueMessage });
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => {
+    const path = issue.path.join('.');
+    // The longest named prefix: "scopes.0" is still --scopes.
+    const named = issue.path
+      .map((_, i) => issue.path.slice(0, issue.path.length - i).join('.'))
+      .find((prefix) => flagNames[prefix] !== undefined);
+    const flag = named !== undefined ? flagNames[named] : path === '' ? 'options' : path;
+    return `${flag}: ${issue.message}`;
+  });
+  throw new UsageError('invalid_option', problems.join('; '), { hint });
+}
+
+type Issue = z.core.$ZodRawIssue;
+
+/** A validation problem in plain words, for the issues our schemas leave to the library's default. */
+export function plainIssueMessage(issue: Issue): string {
+  switch (issue.code) {
+    case 'invalid_type':
+      return issue.input === undefined ? 'is required' : `must be a ${issue.expected}`;
+    case 'invalid_value':
+      return `must be one of: ${issue.values.map(String).join(', ')}`;
+    case 'too_small':
+      if (issue.origin === 'string')
+        return Number(issue.minimum) <= 1
+          ? 'must not be empty'
+          : `must be at least ${issue.minimum} characters`;
+      return `needs at least ${issue.minimum} value(s)`;
+    case 'too_big':
+      if (issue.origin === 'string') return `must be at most ${issue.maximum} characters`;
+      return `must be at most ${issue.maximum}`;
+    case 'unrecognized_keys':
+      return `unknown option(s): ${issue.keys.join(', ')}`;
+    default:
+      return 'is not valid';
+  }
+}
