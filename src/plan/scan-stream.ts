@@ -56,11 +56,3 @@ export function toInvalidPlanError(error: unknown, context: ScanContext, bytesRe
     details: { source: context.description, offset: bytesRead },
   });
 }
-
-/** A whole-document problem (found after the scan), reported at byte 0 of the top-level object. */
-export function documentError(context: ScanContext, reason: string): InvalidPlanError {
-  return new InvalidPlanError(`${context.description} is not ${context.expected}: ${reason}`, {
-    hint: context.hint,
-    details: { source: context.description, offset: 0, path: '$' },
-  });
-}
