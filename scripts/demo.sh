@@ -45,10 +45,11 @@ export TF_CLI_CONFIG_FILE="$work/terraformrc" TF_IN_AUTOMATION=1 CHECKPOINT_DISA
 say "Starting tfgate serve (embedded store in a throwaway directory)"
 TFGATE_API_KEY="demo-$(node -e 'process.stdout.write(require("node:crypto").randomBytes(24).toString("hex"))')"
 export TFGATE_API_KEY # from a secret store in real pipelines; never on a command line
+: >"$work/service.log" # exists before the first read below: the background shell may not have opened it yet
 TFGATE_BOOTSTRAP_API_KEY="$TFGATE_API_KEY" TFGATE_LOG_LEVEL=warn \
   node "$root/dist/cli/main.js" serve --port 0 --data-dir "$work/data" --log-level info >"$work/service.log" 2>&1 &
 service_pid=$!
-for _ in $(seq 1 200); do
+for _ in $(seq 1 600); do # up to 60 s: a first start on a loaded machine takes a while
   TFGATE_BASE_URL="$(sed -n 's/.*"msg":"listening".*"url":"\([^"]*\)".*/\1/p' "$work/service.log" | head -1)"
   [ -n "$TFGATE_BASE_URL" ] && break
   kill -0 "$service_pid" 2>/dev/null || die "tfgate serve exited: $(cat "$work/service.log")"
