@@ -15,36 +15,12 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { cpus, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { DESIGN } from './design.mjs';
 import { ensurePlan, OUT_DIR } from './gen-plan.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '..');
 const dist = join(root, 'dist');
-
-/**
- * The approved design every measurement uses: the generated plan's kinds sanctioned except iam (so
- * about 3% of changes are unsanctioned creations), and capabilities whose globs catch some deletions.
- */
-const DESIGN = {
-  package_id: 'bench',
-  name: 'Benchmark package',
-  sanctioned_kinds: [
-    'object_storage',
-    'queue',
-    'topic',
-    'relational_database',
-    'serverless_function',
-    'network',
-    'firewall',
-    'kubernetes_workload',
-  ],
-  capabilities: [
-    { name: 'ledger', depends_on: ['aws_db_instance.*', 'module.svc_7.*'] },
-    { name: 'content', depends_on: ['aws_s3_bucket.r1*', 'google_storage_bucket.r2*'] },
-    { name: 'messaging', depends_on: ['module.svc_3*.aws_sqs_queue.*'] },
-  ],
-  catalog: { google_pubsub_topic: 'queue' },
-};
 
 const TARGET_RATIO = 1.5;
 const TARGET_RSS_MB = 400;

@@ -18,13 +18,14 @@
 #   - Verdaccio, pinned with its own lock (scripts/tools/verdaccio), in the cache, linked into .tools/bin:
 #     the npm registry the package tests publish to and install from, on loopback;
 #   - actionlint, pinned, built with `go install` (cached), linked into .tools/bin: lints the example workflows;
+#   - conftest, pinned, built with `go install` (cached), linked into .tools/bin: the peer in `npm run bench`;
 #   - gitlab-ci-local, pinned, in its own prefix under the cache, run with the newest Node (it needs 22+), and
 #     rsync (Debian), which it uses: runs examples/gitlab-ci's pipeline;
 #   - the Go test harnesses, test/atlantis (Atlantis's packages) and test/spacelift (BuildKit's Dockerfile
 #     frontend), each pinned in its go.mod: modules downloaded and test binaries built once, so Go's build
 #     cache (~/.cache/go-build) holds them and `go test` takes seconds.
 # Usage: setup-tools.sh [opa] [terraform] [tofu] [postgresql] [cdktf-cli] [cdktn-cli] [schemathesis] [node]
-#        [verdaccio] [actionlint] [gitlab-ci-local] [go-harnesses]   (no argument: all of them)
+#        [verdaccio] [actionlint] [conftest] [gitlab-ci-local] [go-harnesses]   (no argument: all of them)
 set -euo pipefail
 
 OPA_VERSION="${TFGATE_OPA_VERSION:-v1.22.2}"
@@ -41,6 +42,7 @@ CDKTN_CLI_VERSION="${TFGATE_CDKTN_CLI_VERSION:-0.24.0}"
 NODE_NEWEST_VERSION="${TFGATE_NODE_NEWEST_VERSION:-26.10.0}"
 NODE_OLDEST_VERSION="${TFGATE_NODE_OLDEST_VERSION:-22.23.3}"
 ACTIONLINT_VERSION="${TFGATE_ACTIONLINT_VERSION:-v1.7.12}"
+CONFTEST_VERSION="${TFGATE_CONFTEST_VERSION:-v0.71.1}"
 GITLAB_CI_LOCAL_VERSION="${TFGATE_GITLAB_CI_LOCAL_VERSION:-4.75.1}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/tfgate-tools"
@@ -48,7 +50,7 @@ bin="$root/.tools/bin"
 mkdir -p "$bin" "$cache"
 
 log() { printf 'setup-tools: %s\n' "$*" >&2; }
-components=" ${*:-opa terraform tofu postgresql cdktf-cli cdktn-cli schemathesis node verdaccio actionlint gitlab-ci-local go-harnesses} "
+components=" ${*:-opa terraform tofu postgresql cdktf-cli cdktn-cli schemathesis node verdaccio actionlint conftest gitlab-ci-local go-harnesses} "
 wants() { [[ "$components" == *" $1 "* ]]; }
 
 install_opa() {
@@ -218,6 +220,17 @@ install_actionlint() {
   log "actionlint: $("$bin/actionlint" -version | head -1)"
 }
 
+install_conftest() {
+  local dir="$cache/conftest-$CONFTEST_VERSION"
+  if [ ! -x "$dir/conftest" ]; then
+    log "building conftest $CONFTEST_VERSION with go install (a few minutes on a fresh machine)"
+    mkdir -p "$dir"
+    GOBIN="$dir" GOFLAGS=-mod=mod go install "github.com/open-policy-agent/conftest@$CONFTEST_VERSION"
+  fi
+  ln -sf "$dir/conftest" "$bin/conftest"
+  log "conftest: $("$bin/conftest" --version | head -1)"
+}
+
 # Run with the newest Node: gitlab-ci-local needs 22 or newer (Set.prototype.union).
 install_gitlab_ci_local() {
   local dir="$cache/gitlab-ci-local-$GITLAB_CI_LOCAL_VERSION" node="$root/.tools/node-newest/bin/node"
@@ -267,5 +280,6 @@ if wants cdktn-cli; then install_cdk_cli cdktn-cli "$CDKTN_CLI_VERSION" cdktn ne
 if wants schemathesis; then install_schemathesis; fi
 if wants verdaccio; then install_verdaccio; fi
 if wants actionlint; then install_actionlint; fi
+if wants conftest; then install_conftest; fi
 if wants gitlab-ci-local; then install_gitlab_ci_local; fi
 if wants go-harnesses; then install_go_harnesses; fi
