@@ -6,11 +6,13 @@
 //
 //   npm run build && node bench/apply-overhead.bench.mjs [--runs 7] [--resources 50]
 //
-// Target: tfgate apply takes at most 5% + 300 ms more than the plain terraform sequence.
+// Target (issue 15): tfgate apply takes at most 100 ms more than the plain terraform sequence. CPU time
+// (user + system of each command and its children, from /usr/bin/time) is reported beside wall time: on a
+// shared machine it is the steadier number.
 import { spawnSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -24,8 +26,9 @@ function flag(name, fallback) {
 }
 const RUNS = flag('runs', 7);
 const RESOURCES = flag('resources', 50);
-const TARGET_RATIO = 1.05;
-const TARGET_SLACK_MS = 300;
+const TARGET_OVERHEAD_MS = 100;
+const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
+let cpuMs = 0;
 
 console.log('## tfgate apply overhead\n');
 if (!existsSync(cli)) {
@@ -86,7 +89,8 @@ function freshState() {
 }
 
 function run(command, args) {
-  const result = spawnSync(command, args, {
+  const timed = TIME ? [TIME, ['-f', 'cpu %U %S', command, ...args]] : [command, args];
+  const result = spawnSync(timed[0], timed[1], {
     cwd: config,
     env,
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -95,21 +99,25 @@ function run(command, args) {
   if (result.status !== 0) {
     throw new Error(`${command} ${args.join(' ')} exited ${result.status}:\n${result.stderr}`);
   }
+  const cpu = /cpu ([0-9.]+) ([0-9.]+)\s*$/.exec(String(result.stderr));
+  if (cpu) cpuMs += (Number(cpu[1]) + Number(cpu[2])) * 1000;
 }
 
 function plainTerraform() {
+  cpuMs = 0;
   const started = performance.now();
   run('terraform', ['plan', '-input=false', '-out=plain.tfplan']);
   // show -json's output is read whole through a pipe, as any consumer would, then discarded.
   run('terraform', ['show', '-json', 'plain.tfplan']);
   run('terraform', ['apply', '-input=false', 'plain.tfplan']);
-  return performance.now() - started;
+  return { ms: performance.now() - started, cpuMs };
 }
 
 function tfgateApply() {
+  cpuMs = 0;
   const started = performance.now();
   run(process.execPath, [cli, 'apply', '--bundle', bundlePath, '--public-key', publicKeyPath]);
-  return performance.now() - started;
+  return { ms: performance.now() - started, cpuMs };
 }
 
 const median = (values) => {
@@ -132,23 +140,28 @@ try {
     freshState();
     tfgate.push(tfgateApply());
   }
-  const plainMs = median(plain);
-  const tfgateMs = median(tfgate);
-  const limitMs = plainMs * TARGET_RATIO + TARGET_SLACK_MS;
-  const ok = tfgateMs <= limitMs;
+  const plainMs = median(plain.map((r) => r.ms));
+  const tfgateMs = median(tfgate.map((r) => r.ms));
+  const plainCpu = median(plain.map((r) => r.cpuMs));
+  const tfgateCpu = median(tfgate.map((r) => r.cpuMs));
+  const ok = tfgateMs - plainMs <= TARGET_OVERHEAD_MS;
   const fmt = (ms) => `${Math.round(ms)} ms`;
   console.log(
-    `Configuration: ${RESOURCES + 1} terraform_data resources, created from an empty state each run; ${RUNS} runs of each, alternating; medians.\n`,
+    `Configuration: ${RESOURCES + 1} terraform_data resources, created from an empty state each run; ${RUNS} runs of each, alternating; medians. Load average now: ${loadavg()
+      .map((n) => n.toFixed(2))
+      .join(', ')}.\n`,
   );
-  console.log('| | median | runs |');
-  console.log('| --- | ---: | --- |');
+  console.log('| | median wall | median CPU | wall of each run |');
+  console.log('| --- | ---: | ---: | --- |');
   console.log(
-    `| terraform plan -out + show -json + apply | ${fmt(plainMs)} | ${plain.map(fmt).join(', ')} |`,
+    `| terraform plan -out + show -json + apply | ${fmt(plainMs)} | ${TIME ? fmt(plainCpu) : 'n/a'} | ${plain.map((r) => fmt(r.ms)).join(', ')} |`,
   );
-  console.log(`| tfgate apply (bundle route) | ${fmt(tfgateMs)} | ${tfgate.map(fmt).join(', ')} |`);
+  console.log(
+    `| tfgate apply (bundle route) | ${fmt(tfgateMs)} | ${TIME ? fmt(tfgateCpu) : 'n/a'} | ${tfgate.map((r) => fmt(r.ms)).join(', ')} |`,
+  );
   console.log('');
   console.log(
-    `Overhead: **${fmt(tfgateMs - plainMs)}**, ratio **${(tfgateMs / plainMs).toFixed(3)}**. Target: at most 5% + 300 ms, i.e. ${fmt(limitMs)} here: **${ok ? 'met' : 'NOT met'}**.\n`,
+    `Overhead: **${fmt(tfgateMs - plainMs)} wall**, ${TIME ? fmt(tfgateCpu - plainCpu) : 'n/a'} CPU. Target: at most ${TARGET_OVERHEAD_MS} ms: **${ok ? 'met' : 'NOT met'}**.\n`,
   );
   process.exitCode = ok ? 0 : 1;
 } finally {
