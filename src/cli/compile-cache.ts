@@ -24,9 +24,9 @@ export function isPrivateDir(dir: string): boolean {
   }
 }
 
-/** Enable the cache in a private directory; never fails the command (an unusable cache is no cache). */
-export function enableCompileCache(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  if (env.NODE_DISABLE_COMPILE_CACHE || typeof module.enableCompileCache !== 'function') return undefined;
+/** The cache directory if it is (or could be made) private; undefined when it cannot be used safely. */
+export function privateCompileCacheDir(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (env.NODE_DISABLE_COMPILE_CACHE) return undefined;
   const dir = compileCacheDir(env);
   try {
     // mkdir's mode applies only to directories it creates; isPrivateDir checks what is there either way.
@@ -34,7 +34,13 @@ export function enableCompileCache(env: NodeJS.ProcessEnv = process.env): string
   } catch {
     return undefined;
   }
-  if (!isPrivateDir(dir)) return undefined;
-  module.enableCompileCache(dir);
+  return isPrivateDir(dir) ? dir : undefined;
+}
+
+/** Enable the cache in a private directory; never fails the command (an unusable cache is no cache). */
+export function enableCompileCache(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (typeof module.enableCompileCache !== 'function') return undefined;
+  const dir = privateCompileCacheDir(env);
+  if (dir !== undefined) module.enableCompileCache(dir);
   return dir;
 }
