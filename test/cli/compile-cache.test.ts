@@ -61,7 +61,7 @@ test('NODE_DISABLE_COMPILE_CACHE turns it off', () => {
 
 test('the CLI entry fills the private cache, and runs uncached when the directory is not private', () => {
   const bin = join(REPO_ROOT, 'dist', 'cli', 'bin.js');
-  const env = { ...process.env, TFGATE_CACHE_DIR: join(base, 'cli') };
+  const env: NodeJS.ProcessEnv = { ...process.env, TFGATE_CACHE_DIR: join(base, 'cli') };
   delete env.NODE_DISABLE_COMPILE_CACHE;
   expect(execFileSync(process.execPath, [bin, '--version'], { env, encoding: 'utf8' })).toMatch(
     /^\d+\.\d+\.\d+/,

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Design } from '../../design/index.js';
 import { compilePolicyData, type PolicyData } from '../data.js';
-import { DRIFT_ENTRYPOINT, PLAN_ENTRYPOINT } from '../engine.js';
+import { DRIFT_ENTRYPOINT, PLAN_ENTRYPOINT, SHIPPED_WASM_URL } from '../engine.js';
 import { canonicalJsonDigest } from './canonical-json.js';
 import type { BundleManifest, SignaturePayload } from './format.js';
 import {
@@ -45,9 +45,12 @@ export interface BuildBundleOptions extends BundleSigning {
   policyDir?: string;
 }
 
-/** The policy/ folder at the package root: three levels up from both src/policy/bundle and dist/policy/bundle. */
+/**
+ * The policy/ folder at the package root: the shipped policy.wasm's folder. Resolved from engine.ts's URL,
+ * not this module's: the bundled CLI (scripts/bundle-cli.mjs) puts this code two levels deep, not three.
+ */
 export function defaultPolicyDir(): string {
-  return resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..', '..', 'policy');
+  return resolve(fileURLToPath(new URL('.', SHIPPED_WASM_URL)));
 }
 
 export async function loadPolicySources(policyDir = defaultPolicyDir()): Promise<PolicySources> {
