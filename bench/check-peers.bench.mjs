@@ -67,13 +67,28 @@ function timed(command, commandArgs, ok, outFile) {
   return { s: wall, cpu: user + system, rssMb: rssKb / 1024, output: readFileSync(outFile, 'utf8') };
 }
 
-function medianOf(n, run) {
-  const samples = Array.from({ length: n }, run);
-  const failed = samples.find((s) => s.error);
-  if (failed) return failed;
-  const sorted = [...samples].sort((a, b) => a.s - b.s);
-  const mid = sorted[Math.floor(sorted.length / 2)];
-  return { ...mid, rssMb: Math.max(...samples.map((s) => s.rssMb)), n };
+/** A measurement to take `n` times; settle() takes them all, interleaved, so load drift hits every tool alike. */
+function later(n, run) {
+  return { pending: { n, run } };
+}
+
+function settle(rows) {
+  const samples = rows.map(() => []);
+  const rounds = Math.max(...rows.map((r) => r.pending?.n ?? 0));
+  for (let i = 0; i < rounds; i++) {
+    rows.forEach((row, at) => {
+      if (row.pending && i < row.pending.n) samples[at].push(row.pending.run());
+    });
+  }
+  rows.forEach((row, at) => {
+    if (!row.pending) return;
+    delete row.pending;
+    const failed = samples[at].find((s) => s.error);
+    if (failed) return Object.assign(row, failed);
+    const sorted = [...samples[at]].sort((a, b) => a.s - b.s);
+    const mid = sorted[Math.floor(sorted.length / 2)];
+    Object.assign(row, mid, { rssMb: Math.max(...samples[at].map((s) => s.rssMb)) });
+  });
 }
 
 async function prepare() {
@@ -132,7 +147,7 @@ async function main() {
     `${cpus().length} cores, ${cpus()[0]?.model.trim()}; Node ${process.version}; ${conftest ? version(conftest, '--version') : 'no conftest'}; ${opa ? version(opa, 'version') : 'no opa'}; load average at start ${load.map((n) => n.toFixed(2)).join(', ')}.`,
   );
   console.log(
-    `Each row is a fresh process under /usr/bin/time: wall and CPU (user + system) of the whole process, node start-up included; median wall of ${runs} runs (peers at 100k: ${peerRunsLarge}), peak RSS the max. Ratios: wall time over tfgate's.\n`,
+    `Each row is a fresh process under /usr/bin/time: wall and CPU (user + system) of the whole process, node start-up included; median wall of ${runs} runs taken in turns across the tools (at 100k: tfgate 3, peers ${peerRunsLarge}), peak RSS the max. Ratios: wall time over tfgate's.\n`,
   );
   const files = await prepare();
   const outFile = join(files.dir, 'out.txt');
@@ -147,7 +162,7 @@ async function main() {
     const n = changes >= 100000 ? Math.min(runs, 3) : runs;
     const peerN = changes >= 100000 ? peerRunsLarge : runs;
     const decided = (code) => code === 0 || code === 3;
-    const tfgate = medianOf(n, () =>
+    const tfgate = later(n, () =>
       timed(
         process.execPath,
         [
@@ -166,8 +181,7 @@ async function main() {
         outFile,
       ),
     );
-    if (!tfgate.error) tfgate.findings = JSON.parse(tfgate.output).findings?.length;
-    const parse = medianOf(n, () =>
+    const parse = later(n, () =>
       timed(
         process.execPath,
         [
@@ -180,7 +194,7 @@ async function main() {
       ),
     );
     const conftestRow = conftest
-      ? medianOf(peerN, () =>
+      ? later(peerN, () =>
           timed(
             conftest,
             [
@@ -199,9 +213,8 @@ async function main() {
           ),
         )
       : { error: 'conftest not installed' };
-    if (!conftestRow.error) conftestRow.findings = JSON.parse(conftestRow.output)[0]?.failures?.length ?? 0;
     const opaRow = opa
-      ? medianOf(peerN, () =>
+      ? later(peerN, () =>
           timed(
             opa,
             [
@@ -219,6 +232,9 @@ async function main() {
           ),
         )
       : { error: 'opa not installed' };
+    settle([tfgate, parse, conftestRow, opaRow]);
+    if (!tfgate.error) tfgate.findings = JSON.parse(tfgate.output).findings?.length;
+    if (!conftestRow.error) conftestRow.findings = JSON.parse(conftestRow.output)[0]?.failures?.length ?? 0;
     if (!opaRow.error)
       opaRow.findings = JSON.parse(opaRow.output).result?.[0]?.expressions?.[0]?.value?.findings?.length;
     const row = (label, r) => {
