@@ -84,7 +84,10 @@ function settle(rows) {
     if (!row.pending) return;
     delete row.pending;
     const failed = samples[at].find((s) => s.error);
-    if (failed) return Object.assign(row, failed);
+    if (failed) {
+      Object.assign(row, failed);
+      return;
+    }
     const sorted = [...samples[at]].sort((a, b) => a.s - b.s);
     const mid = sorted[Math.floor(sorted.length / 2)];
     Object.assign(row, mid, { rssMb: Math.max(...samples[at].map((s) => s.rssMb)) });

@@ -53,16 +53,20 @@ log() { printf 'setup-tools: %s\n' "$*" >&2; }
 components=" ${*:-opa terraform tofu postgresql cdktf-cli cdktn-cli schemathesis node verdaccio actionlint conftest gitlab-ci-local go-harnesses} "
 wants() { [[ "$components" == *" $1 "* ]]; }
 
-install_opa() {
-  local dir="$cache/opa-$OPA_VERSION"
-  if [ ! -x "$dir/opa" ]; then
-    log "building opa $OPA_VERSION with go install (a few minutes on a fresh machine)"
+# One pinned Go tool built with `go install` into the cache (once per version), linked into .tools/bin.
+# Usage: go_install_tool <name> <module path of the main package> <version> <version flag>
+go_install_tool() {
+  local name="$1" module="$2" version="$3" version_flag="$4" dir="$cache/$1-$3"
+  if [ ! -x "$dir/$name" ]; then
+    log "building $name $version with go install (a few minutes on a fresh machine)"
     mkdir -p "$dir"
-    GOBIN="$dir" GOFLAGS=-mod=mod go install "github.com/open-policy-agent/opa@$OPA_VERSION"
+    GOBIN="$dir" GOFLAGS=-mod=mod go install "$module@$version"
   fi
-  ln -sf "$dir/opa" "$bin/opa"
-  log "opa: $("$bin/opa" version | head -1)"
+  ln -sf "$dir/$name" "$bin/$name"
+  log "$name: $("$bin/$name" "$version_flag" | head -1) (pinned $version)"
 }
+
+install_opa() { go_install_tool opa github.com/open-policy-agent/opa "$OPA_VERSION" version; }
 
 # Go modules whose go.mod has replace directives (terraform, OpenTofu): `go install` refuses them, so
 # download the module and build inside it. Prints the module's source directory.
@@ -209,27 +213,9 @@ install_schemathesis() {
   log "schemathesis: $("$bin/schemathesis" --version)"
 }
 
-install_actionlint() {
-  local dir="$cache/actionlint-$ACTIONLINT_VERSION"
-  if [ ! -x "$dir/actionlint" ]; then
-    log "building actionlint $ACTIONLINT_VERSION with go install"
-    mkdir -p "$dir"
-    GOBIN="$dir" GOFLAGS=-mod=mod go install "github.com/rhysd/actionlint/cmd/actionlint@$ACTIONLINT_VERSION"
-  fi
-  ln -sf "$dir/actionlint" "$bin/actionlint"
-  log "actionlint: $("$bin/actionlint" -version | head -1)"
-}
+install_actionlint() { go_install_tool actionlint github.com/rhysd/actionlint/cmd/actionlint "$ACTIONLINT_VERSION" -version; }
 
-install_conftest() {
-  local dir="$cache/conftest-$CONFTEST_VERSION"
-  if [ ! -x "$dir/conftest" ]; then
-    log "building conftest $CONFTEST_VERSION with go install (a few minutes on a fresh machine)"
-    mkdir -p "$dir"
-    GOBIN="$dir" GOFLAGS=-mod=mod go install "github.com/open-policy-agent/conftest@$CONFTEST_VERSION"
-  fi
-  ln -sf "$dir/conftest" "$bin/conftest"
-  log "conftest: $("$bin/conftest" --version | head -1)"
-}
+install_conftest() { go_install_tool conftest github.com/open-policy-agent/conftest "$CONFTEST_VERSION" --version; }
 
 # Run with the newest Node: gitlab-ci-local needs 22 or newer (Set.prototype.union).
 install_gitlab_ci_local() {
