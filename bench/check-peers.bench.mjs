@@ -6,11 +6,12 @@
 // 1k, 10k and 100k changes. Every measurement is a fresh process under /usr/bin/time (wall, CPU, peak RSS).
 //
 //   npm run build && node bench/check-peers.bench.mjs [--sizes 1000,10000,100000] [--runs 5]
-//     [--peer-runs-large 1]
+//     [--peer-runs-large 1] [--no-setup]
 //
 // Targets: 1k changes faster than both conftest and opa eval; 100k changes at most 0.35x the wall time of
 // the bare JSON.parse, peak RSS at most 120 MB. Peers missing from .tools/bin or PATH are skipped with a
-// line saying so (`bash scripts/setup-tools.sh opa conftest` installs both, pinned).
+// line saying so. A peer missing from .tools/bin is first built pinned by `scripts/setup-tools.sh <peer>`
+// (cached in ~/.cache/tfgate-tools; --no-setup skips that).
 import { spawnSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
@@ -35,8 +36,14 @@ const sizes = option('sizes', '1000,10000,100000').split(',').map(Number);
 const runs = Number(option('runs', '5'));
 const peerRunsLarge = Number(option('peer-runs-large', '1'));
 
+/** The pinned peer in .tools/bin, built by scripts/setup-tools.sh (cached) when it is missing; else PATH's. */
 function tool(name) {
   const local = join(root, '.tools', 'bin', name);
+  if (!existsSync(local) && !args.includes('--no-setup')) {
+    spawnSync('bash', [join(root, 'scripts', 'setup-tools.sh'), name], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+  }
   if (existsSync(local)) return local;
   const which = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });
   return which.status === 0 ? which.stdout.trim() : undefined;

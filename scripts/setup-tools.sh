@@ -25,7 +25,8 @@
 #     frontend), each pinned in its go.mod: modules downloaded and test binaries built once, so Go's build
 #     cache (~/.cache/go-build) holds them and `go test` takes seconds.
 # Usage: setup-tools.sh [opa] [terraform] [tofu] [postgresql] [cdktf-cli] [cdktn-cli] [schemathesis] [node]
-#        [verdaccio] [actionlint] [conftest] [gitlab-ci-local] [go-harnesses]   (no argument: all of them)
+#        [verdaccio] [actionlint] [conftest] [gitlab-ci-local] [go-harnesses]   (no argument: all of them but
+#        conftest, which only `npm run bench` uses: the bench asks for it, so .ci/run does not build it)
 set -euo pipefail
 
 OPA_VERSION="${TFGATE_OPA_VERSION:-v1.22.2}"
@@ -50,7 +51,7 @@ bin="$root/.tools/bin"
 mkdir -p "$bin" "$cache"
 
 log() { printf 'setup-tools: %s\n' "$*" >&2; }
-components=" ${*:-opa terraform tofu postgresql cdktf-cli cdktn-cli schemathesis node verdaccio actionlint conftest gitlab-ci-local go-harnesses} "
+components=" ${*:-opa terraform tofu postgresql cdktf-cli cdktn-cli schemathesis node verdaccio actionlint gitlab-ci-local go-harnesses} "
 wants() { [[ "$components" == *" $1 "* ]]; }
 
 # One pinned Go tool built with `go install` into the cache (once per version), linked into .tools/bin.
