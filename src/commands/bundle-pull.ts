@@ -253,11 +253,15 @@ async function reuseCached(
   return verified;
 }
 
-/** Human summary: the paths, and the command that uses them with no service call. */
+/** Warnings for stderr: what in the cache was not trusted (and was downloaded again). */
+export function describeCacheNotes(result: BundlePullResult): string {
+  return result.cacheNotes.map((note) => `tfgate: warning: not trusted from the cache: ${note}\n`).join('');
+}
+
+/** Human summary for stdout: the paths, and the command that uses them with no service call. */
 export function describeBundlePull(result: BundlePullResult): string {
   return [
     `${result.fromCache ? 'cached (not modified)' : 'pulled'}: package ${result.packageId}, revision ${result.revision}${result.keyId ? `, key id ${result.keyId}` : ''}`,
-    ...result.cacheNotes.map((note) => `not trusted from the cache: ${note}`),
     `bundle:     ${result.bundlePath}`,
     `public key: ${result.publicKeyPath}`,
     `use: tfgate check --bundle ${result.bundlePath} --public-key ${result.publicKeyPath} --package ${result.packageId} --plan-file <planfile>`,

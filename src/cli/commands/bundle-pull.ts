@@ -13,9 +13,12 @@ export function registerBundlePull(bundle: Command): void {
     // The default is DEFAULT_BUNDLE_CACHE, spelled out so help does not load the HTTP client.
     .option('--dir <cache>', 'cache directory (default .tfgate/bundles; env TFGATE_BUNDLE_DIR)');
   addServiceOptions(pull).action(async (flags: BundlePullFlags) => {
-    const { describeBundlePull, runBundlePull } = await import('../../commands/bundle-pull.js');
+    const { describeBundlePull, describeCacheNotes, runBundlePull } = await import(
+      '../../commands/bundle-pull.js'
+    );
     const { normaliseBundlePullOptions } = await import('../normalise/bundle.js');
     const result = await runBundlePull(normaliseBundlePullOptions(flags, process.env), { env: process.env });
+    process.stderr.write(describeCacheNotes(result)); // warnings on stderr, so stdout stays the summary
     process.stdout.write(describeBundlePull(result));
   });
 }
