@@ -163,3 +163,21 @@ export interface GateResult {
 export function decide(findings: ReadonlyArray<{ severity: Severity }>, minSeverity: Severity): Decision {
   return findings.some((f) => severityAtLeast(f.severity, minSeverity)) ? 'block' : 'pass';
 }
+
+/**
+ * Where a plan address is declared in the configuration, for reports (the rules never see it): the block's
+ * file, relative to the repository root with forward slashes, and the line the block starts on.
+ */
+export interface SourceLocation {
+  /** e.g. `modules/app/main.tf`, or `cdktf.out/stacks/app/cdk.tf.json`. */
+  file: string;
+  /** 1-based line of the `resource`/`data` block (or of its key in JSON). */
+  line: number;
+  /**
+   * Set when the resource lives in a module whose source is not in the repository (a registry or git module
+   * under .terraform/modules): the location is then that module's call, e.g. `module.vpc`.
+   */
+  moduleCall?: string;
+  /** CDKTF / CDK Terrain: the construct path recorded beside the resource in the synthesized JSON. */
+  constructPath?: string;
+}
