@@ -12,17 +12,8 @@ import {
   parseResourceAddress,
   readModulesManifest,
 } from '../../src/locate/index.js';
-import { REPO_ROOT, TerraformWorkspace, TOFU_BIN } from '../helpers/terraform.js';
-
-export const LOCATE_FIXTURE = join(REPO_ROOT, 'test', 'fixtures', 'locate', 'config');
-
-/** The 1-based line of the one line of `file` that starts with `start`. */
-export function lineOf(file: string, start: string): number {
-  const lines = readFileSync(file, 'utf8').split('\n');
-  const found = lines.flatMap((l, i) => (l.startsWith(start) ? [i + 1] : []));
-  if (found.length !== 1) throw new Error(`${found.length} lines of ${file} start with ${start}`);
-  return found[0] as number;
-}
+import { LOCATE_FIXTURE, lineOf } from '../helpers/locate.js';
+import { TerraformWorkspace, TOFU_BIN } from '../helpers/terraform.js';
 
 const temps: string[] = [];
 function tempDir(): string {
@@ -79,7 +70,9 @@ describe('findHclBlocks', () => {
       '/* one',
       'two */ resource "a\\u0062" "c\\"d" {',
       '}',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: HCL templates, not JavaScript ones
       'data x y { z = "${"}"}" }',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: HCL templates, not JavaScript ones
       'resource "t" "${var.x}" {}',
       '',
     ].join('\r\n');
