@@ -22,7 +22,13 @@ export function renderGithubAnnotations(subject: ReportSubject): string {
     // An advisory block warns; only an enforced block is an error.
     const level = r.blocking ? (view.verdict === 'advisory' ? 'warning' : 'error') : 'notice';
     const title = `tfgate ${r.rule} (${r.severity})`;
-    lines.push(`::${level} title=${escapeProperty(title)}::${escapeData(`${r.address}: ${r.why}`)}`);
+    // file= and line= attach the annotation to the declaration in the pull request's diff.
+    const where = r.location
+      ? `file=${escapeProperty(r.location.file)},line=${r.location.line},`
+      : view.fallbackFile
+        ? `file=${escapeProperty(view.fallbackFile)},`
+        : '';
+    lines.push(`::${level} ${where}title=${escapeProperty(title)}::${escapeData(`${r.address}: ${r.why}`)}`);
   }
   const summaryLevel = view.verdict === 'fail' ? 'error' : view.verdict === 'advisory' ? 'warning' : 'notice';
   lines.push(

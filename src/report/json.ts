@@ -15,6 +15,8 @@ export function renderJson(subject: ReportSubject): string {
       ...(subject.constructPaths?.size
         ? { construct_paths: Object.fromEntries(subject.constructPaths) }
         : {}),
+      // Only when the configuration was read: address -> the file and line that declare it.
+      ...(subject.locations?.size ? { source_locations: Object.fromEntries(subject.locations) } : {}),
       // Only with --approved-findings: the findings an earlier approval lets through, by id.
       ...(subject.approvals?.size
         ? {

@@ -1,7 +1,7 @@
 // Markdown for a pull-request comment: one summary line, a table, and the detail folded away.
 import { describeRule } from './rules.js';
 import type { ReportSubject } from './subject.js';
-import { decisionLine, type FindingRow, viewOf } from './view.js';
+import { decisionLine, type FindingRow, locationText, viewOf } from './view.js';
 
 /** Escape what would break a table cell or start markup. */
 function cell(text: string): string {
@@ -12,9 +12,10 @@ function code(text: string): string {
   return text === '' ? '' : `\`${text.replace(/`/g, "'")}\``;
 }
 
-function row(r: FindingRow): string {
+function row(r: FindingRow, withLocation: boolean): string {
   const address = r.constructPath ? `${code(r.address)}<br>${cell(r.constructPath)}` : code(r.address);
-  return `| ${r.blocking ? '⛔' : '⚠️'} | ${code(r.rule)} | ${r.severity} | ${address} | ${cell(r.kind)} | ${cell(r.why)} |`;
+  const location = withLocation ? ` ${r.location ? code(locationText(r.location)) : ''} |` : '';
+  return `| ${r.blocking ? '⛔' : '⚠️'} | ${code(r.rule)} | ${r.severity} | ${address} |${location} ${cell(r.kind)} | ${cell(r.why)} |`;
 }
 
 export function renderMarkdown(subject: ReportSubject): string {
@@ -25,10 +26,14 @@ export function renderMarkdown(subject: ReportSubject): string {
 
   const open = view.rows.filter((r) => r.status !== 'acknowledged');
   if (open.length > 0) {
+    // The Location column only when the configuration was read, so other reports stay as they were.
+    const withLocation = open.some((r) => r.location);
     out.push(
-      '| | Rule | Severity | Address | Kind | Why |',
-      '|---|---|---|---|---|---|',
-      ...open.map(row),
+      withLocation
+        ? '| | Rule | Severity | Address | Location | Kind | Why |'
+        : '| | Rule | Severity | Address | Kind | Why |',
+      withLocation ? '|---|---|---|---|---|---|---|' : '|---|---|---|---|---|---|',
+      ...open.map((r) => row(r, withLocation)),
       '',
     );
   }

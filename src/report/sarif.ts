@@ -1,8 +1,33 @@
-// SARIF 2.1.0 for code-scanning tools: rules from the rule table, one result per finding, located by address.
+// SARIF 2.1.0 for code-scanning tools: rules from the rule table, one result per finding, located by the file
+// and line that declare its address (a repository-relative uri, as GitHub code scanning requires) and by the
+// address itself.
 import type { Severity } from '../model/index.js';
 import { describeRule } from './rules.js';
 import type { ReportSubject } from './subject.js';
-import { viewOf } from './view.js';
+import { type FindingRow, viewOf } from './view.js';
+
+/** Locations are relative to the repository root; consumers (GitHub: the checkout) resolve this base. */
+const SOURCE_ROOT = '%SRCROOT%';
+
+/** A repository-relative path as a relative URI reference: each segment percent-encoded, `/` kept. */
+export function relativeUri(path: string): string {
+  return path
+    .split('/')
+    .map((segment) => encodeURIComponent(segment))
+    .join('/');
+}
+
+/** The result's physical location: its declaration, else the fallback file (line 1), else none. */
+function physicalLocation(row: FindingRow, fallbackFile: string | undefined) {
+  const file = row.location?.file ?? fallbackFile;
+  if (file === undefined) return {};
+  return {
+    physicalLocation: {
+      artifactLocation: { uri: relativeUri(file), uriBaseId: SOURCE_ROOT },
+      region: { startLine: row.location?.line ?? 1 },
+    },
+  };
+}
 
 const SARIF_SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json';
 
@@ -21,7 +46,8 @@ export function renderSarif(subject: ReportSubject): string {
     const rule = describeRule(id);
     return {
       id,
-      name: id,
+      // SARIF 3.49.7: a name differs from the id (the multitool's SARIF1001); PascalCase, as CodeQL's are.
+      name: id.replace(/(^|_)([a-z])/g, (_m, _sep, c: string) => c.toUpperCase()),
       shortDescription: { text: rule.title },
       fullDescription: { text: rule.description },
       help: { text: rule.remediation },
@@ -40,6 +66,7 @@ export function renderSarif(subject: ReportSubject): string {
     message: { text: `${r.address}: ${r.why}` },
     locations: [
       {
+        ...physicalLocation(r, view.fallbackFile),
         logicalLocations: [
           { name: r.address, fullyQualifiedName: r.address, kind: 'resource' },
           ...(r.constructPath ? [{ fullyQualifiedName: r.constructPath, kind: 'module' }] : []),
@@ -78,6 +105,15 @@ export function renderSarif(subject: ReportSubject): string {
             rules,
           },
         },
+        ...(results.some((r) => 'physicalLocation' in (r.locations[0] ?? {}))
+          ? {
+              originalUriBaseIds: {
+                [SOURCE_ROOT]: {
+                  description: { text: 'The root of the repository that holds the Terraform configuration.' },
+                },
+              },
+            }
+          : {}),
         automationDetails: { id: `tfgate/${view.subjectKind}/${view.packageId}/` },
         invocations: [
           {

@@ -3,9 +3,11 @@ import type { Severity } from '../model/index.js';
 import { type Painter, painter } from './color.js';
 import { describeRule } from './rules.js';
 import type { ReportRenderOptions, ReportSubject } from './subject.js';
-import { decisionLine, type FindingRow, type ReportView, viewOf } from './view.js';
+import { decisionLine, type FindingRow, locationText, type ReportView, viewOf } from './view.js';
 
 const COLUMNS = ['RULE', 'SEVERITY', 'ADDRESS', 'KIND', 'WHY'] as const;
+/** With source locations: a LOCATION column after the address. */
+const LOCATED_COLUMNS = ['RULE', 'SEVERITY', 'ADDRESS', 'LOCATION', 'KIND', 'WHY'] as const;
 
 function severityPaint(p: Painter, severity: Severity, text: string): string {
   if (severity === 'critical') return p.bold(p.red(text));
@@ -15,22 +17,25 @@ function severityPaint(p: Painter, severity: Severity, text: string): string {
 }
 
 function table(rows: FindingRow[], p: Painter): string[] {
+  const located = rows.some((r) => r.location);
+  const columns: readonly string[] = located ? LOCATED_COLUMNS : COLUMNS;
   const cells = rows.map((r) => [
     r.rule,
     r.severity,
     r.constructPath ? `${r.address} (${r.constructPath})` : r.address,
+    ...(located ? [r.location ? locationText(r.location) : '-'] : []),
     r.kind || '-',
     r.why,
   ]);
   // The last column is not padded: long messages wrap in the terminal instead of widening every line.
-  const widths = COLUMNS.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? '').length)));
+  const widths = columns.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? '').length)));
   const line = (c: readonly string[], paint: (i: number, s: string) => string = (_i, s) => s) =>
     c
       .map((cell, i) => (i === c.length - 1 ? paint(i, cell) : paint(i, cell.padEnd(widths[i] ?? 0))))
       .join('  ')
       .trimEnd();
   return [
-    p.bold(line(COLUMNS)),
+    p.bold(line(columns)),
     ...cells.map((c, n) =>
       line(c, (i, s) => (i === 1 ? severityPaint(p, rows[n]?.severity ?? 'low', s) : s)),
     ),

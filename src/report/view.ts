@@ -1,5 +1,11 @@
 // One neutral view of a report subject, so every renderer tells the same story from the same numbers.
-import { type Decision, type RuleId, type Severity, severityAtLeast } from '../model/index.js';
+import {
+  type Decision,
+  type RuleId,
+  type Severity,
+  type SourceLocation,
+  severityAtLeast,
+} from '../model/index.js';
 import type { ReportSubject } from './subject.js';
 
 export interface FindingRow {
@@ -18,6 +24,13 @@ export interface FindingRow {
   /** Drift findings only: who acknowledged, when and why. */
   acknowledgement?: { by: string; account: string; at: string; reason: string };
   constructPath?: string;
+  /** Where the address is declared, when the configuration was read. */
+  location?: SourceLocation;
+}
+
+/** `main.tf:12`, or `main.tf:12 (module.vpc)` when the line is the call of a module not in the repository. */
+export function locationText(location: SourceLocation): string {
+  return `${location.file}:${location.line}${location.moduleCall ? ` (${location.moduleCall})` : ''}`;
 }
 
 export type Verdict = 'pass' | 'fail' | 'advisory';
@@ -36,6 +49,8 @@ export interface ReportView {
   failures: number;
   /** Set when the service decided but gave no details tfgate could read. */
   detailsUnavailable?: string;
+  /** The file results without a location of their own point at (ReportSubject.fallbackFile). */
+  fallbackFile?: string;
   /** The rules a subject of this kind evaluates, shown as passing test cases when they found nothing. */
   ruleSet: readonly RuleId[];
   /** Counts, as "label: n" pairs in display order. */
@@ -76,9 +91,7 @@ function baseView(subject: ReportSubject): ReportView {
         why: f.message,
         blocking: !approval && severityAtLeast(f.severity, r.min_severity),
         ...(approval ? { status: 'acknowledged' as const, acknowledgement: approval } : {}),
-        ...(subject.constructPaths?.get(f.address)
-          ? { constructPath: subject.constructPaths.get(f.address) }
-          : {}),
+        ...constructPathAndLocation(subject.constructPaths, subject.locations, f.address),
       };
     });
     const failures = rows.filter((row) => row.blocking).length;
@@ -92,6 +105,7 @@ function baseView(subject: ReportSubject): ReportView {
       rows,
       failures,
       ...(subject.detailsUnavailable ? { detailsUnavailable: subject.detailsUnavailable } : {}),
+      ...(subject.fallbackFile ? { fallbackFile: subject.fallbackFile } : {}),
       ruleSet: PLAN_RULE_SET,
       counts: [
         ['resource changes', r.counts.resource_changes],
@@ -138,6 +152,17 @@ function baseView(subject: ReportSubject): ReportView {
     refreshed: r.refreshed,
     ...(r.drift_checked_at ? { driftCheckedAt: r.drift_checked_at } : {}),
   };
+}
+
+/** A row's construct path (from --cdktf-stack, else from the synthesized JSON) and source location. */
+function constructPathAndLocation(
+  constructPaths: ReadonlyMap<string, string> | undefined,
+  locations: ReadonlyMap<string, SourceLocation> | undefined,
+  address: string,
+): Pick<FindingRow, 'constructPath' | 'location'> {
+  const location = locations?.get(address);
+  const constructPath = constructPaths?.get(address) ?? location?.constructPath;
+  return { ...(constructPath ? { constructPath } : {}), ...(location ? { location } : {}) };
 }
 
 function plural(n: number, one: string, many: string): string {
