@@ -2,7 +2,7 @@
 //
 // Layers, bottom to top. A module may import its own layer and the layers below it, never one above:
 //   0 foundation  model (the result model and the evaluator port), errors, schemas (the contract), fs
-//   1 read        catalog, design, plan, json (the untrusted-JSON reader is the plan scanner's)
+//   1 read        catalog, design, plan, json (the untrusted-JSON reader is the plan scanner's), locate
 //   2 evaluate    policy (the engine and the signed bundle)
 //   3 report      report (renderers and report targets: an observer of results)
 //   4 adapters    client (the one service client), terraform (the one terraform runner)
@@ -11,7 +11,7 @@
 //   7 entry       cli (flags -> options, the one top-level catch), index.ts (the library API)
 const LAYERS = [
   ['model', 'errors', 'schemas', 'fs'],
-  ['catalog', 'design', 'plan', 'json'],
+  ['catalog', 'design', 'plan', 'json', 'locate'],
   ['policy'],
   ['report'],
   ['client', 'terraform'],

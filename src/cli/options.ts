@@ -49,14 +49,20 @@ export function addMinSeverityOption(command: Command, findings = 'findings'): C
 }
 
 /** `--format` and `--output`, repeatable and paired by position. */
-export function addReportOptions(command: Command): Command {
-  return command
+export function addReportOptions(command: Command, options: { located?: boolean } = {}): Command {
+  command
     .option('--format <format>', 'report format: text|json|markdown|sarif|junit (repeatable)', collect)
     .option(
       '--output <file>',
       'write the report of the --format at the same position to this file (repeatable)',
       collect,
     );
+  if (!options.located) return command;
+  // For plan findings: what the reports' file locations are relative to.
+  return command.option(
+    '--repository-root <dir>',
+    "report findings' file locations relative to this directory (default: the git work tree holding the configuration)",
+  );
 }
 
 /** `--advisory`: `proceed` is what the command does instead of failing; `stillFails`, what still fails. */

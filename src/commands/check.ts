@@ -40,6 +40,13 @@ export const checkOptionsSchema = z
     customPolicyCheck: z.boolean().default(false),
     /** The JSON result of an earlier check whose blocking findings were approved (Atlantis's approve_policies). */
     approvedFindings: z.string().min(1).optional(),
+    /**
+     * The configuration the plan was made from, so findings get the file and line that declare them. Default
+     * with --plan-file: where terraform ran (--chdir, else the working directory); with --plan-json: none.
+     */
+    configDir: z.string().min(1).optional(),
+    /** Locations are relative to this (default: the git work tree holding the configuration). */
+    repositoryRoot: z.string().min(1).optional(),
   })
   .refine(
     (o) => !o.customPolicyCheck || o.reports.every((t) => t.path !== undefined || t.format === 'text'),
@@ -86,6 +93,7 @@ export async function runCheck(options: CheckOptions, context: CheckContext): Pr
       color: context.color,
       env: context.env,
       ...(approved ? { approvals: approved.approvals } : {}),
+      locate: (addresses) => locateCheckFindings(addresses, options, context.env),
     });
     // The block is in the output ("FAIL: N failures"); a non-zero exit would make Atlantis discard it.
     if (options.customPolicyCheck && outcome.exitCode === ExitCode.blocked) {
@@ -97,6 +105,18 @@ export async function runCheck(options: CheckOptions, context: CheckContext): Pr
   }
 }
 
+/** Where the findings are declared: in the configuration the plan was made from, when check knows it. */
+async function locateCheckFindings(addresses: string[], options: CheckOptions, env: NodeJS.ProcessEnv) {
+  // Loaded on demand, like the other stages only some runs need.
+  const { locateForReport } = await import('../locate/index.js');
+  const plan = options.plan;
+  return locateForReport(addresses, {
+    configDir: options.configDir ?? (plan.kind === 'plan-file' ? (plan.chdir ?? process.cwd()) : undefined),
+    repositoryRoot: options.repositoryRoot,
+    planJsonFile: plan.kind === 'plan-json' && plan.path !== '-' ? plan.path : undefined,
+    env,
+  });
+}
 /**
  * --custom-policy-check: the text report always goes to stdout, and the report files are removed first, so
  * a check that reaches no decision never leaves an earlier result behind for a later step to read.

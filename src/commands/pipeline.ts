@@ -1,4 +1,5 @@
-// The decision pipeline, top to bottom: read and evaluate the plan → render the reports → decide → exit code.
+// The decision pipeline, top to bottom: read and evaluate the plan → locate the findings → render the reports →
+// decide → exit code.
 import {
   ADVISORY_CONSEQUENCE,
   type AdvisoryConsequence,
@@ -7,6 +8,7 @@ import {
   isTfgateError,
   NoDecisionError,
 } from '../errors/index.js';
+import type { ReportLocations } from '../locate/index.js';
 import { detailsUnavailable, type PlanEvaluator } from '../model/evaluator.js';
 import type { Acknowledgement, EvaluationResult, Severity } from '../model/index.js';
 import type { PlanSource } from '../plan/index.js';
@@ -32,6 +34,8 @@ export interface PipelineOptions {
   env?: NodeJS.ProcessEnv;
   /** Plan address -> construct path (`--cdktf-stack`), shown beside the findings' addresses. */
   constructPaths?: (addresses: Iterable<string>) => ReadonlyMap<string, string>;
+  /** Where the findings' addresses are declared (src/locate), when the configuration is known. */
+  locate?: (addresses: string[]) => Promise<ReportLocations>;
   /** Finding id -> the approval that let it through (`check --approved-findings`), shown as acknowledged. */
   approvals?: ReadonlyMap<string, Acknowledgement>;
 }
@@ -54,6 +58,7 @@ export async function evaluatePlan(options: PipelineOptions): Promise<PipelineOu
     };
   }
   const constructPaths = options.constructPaths?.(result.findings.map((f) => f.address));
+  const located = await options.locate?.(result.findings.map((f) => f.address));
   const unavailable = detailsUnavailable(result);
   await emitReports(
     {
@@ -62,6 +67,8 @@ export async function evaluatePlan(options: PipelineOptions): Promise<PipelineOu
       advisory: options.advisory,
       ...(unavailable ? { detailsUnavailable: unavailable } : {}),
       ...(constructPaths && constructPaths.size > 0 ? { constructPaths } : {}),
+      ...(located && located.locations.size > 0 ? { locations: located.locations } : {}),
+      ...(located?.fallbackFile ? { fallbackFile: located.fallbackFile } : {}),
       ...(options.approvals && options.approvals.size > 0 ? { approvals: options.approvals } : {}),
     },
     options.reports,

@@ -10,3 +10,4 @@ export {
   locateAddresses,
 } from './locator.js';
 export { readModulesManifest } from './modules-manifest.js';
+export { locateForReport, type ReportLocationOptions, type ReportLocations } from './report-locations.js';

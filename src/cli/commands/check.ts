@@ -18,13 +18,14 @@ export function registerCheck(program: Command): void {
       'a saved plan (Atlantis $PLANFILE, Spacelift spacelift.plan), read through `terraform show -json`',
     )
     .option('--chdir <dir>', 'with --plan-file: the terraform working directory (passed as -chdir)')
+    .option('--terraform-bin <bin>', 'with --plan-file: terraform, tofu or a path (env TFGATE_TERRAFORM_BIN)')
     .option(
-      '--terraform-bin <bin>',
-      'with --plan-file: terraform, tofu or a path (env TFGATE_TERRAFORM_BIN)',
+      '--config-dir <dir>',
+      'the Terraform configuration the plan was made from: findings get the file and line that declare them (default with --plan-file: --chdir, else the working directory)',
     );
   addRouteOptions(check);
   addMinSeverityOption(check);
-  addReportOptions(check);
+  addReportOptions(check, { located: true });
   addAdvisoryOption(check, 'exit 0', 'usage errors (1) and terraform failures (2)');
   check
     .option(

@@ -26,7 +26,7 @@ export function addWrapperOptions(command: Command): Command {
       'CDKTF: run terraform in the synthesized stack <name> (cdktf.out/stacks/<name>, per cdktf.json "output"; run `cdktf synth` and `terraform init` there first) and show construct paths beside addresses; not with --chdir',
     );
   addMinSeverityOption(command);
-  addReportOptions(command);
+  addReportOptions(command, { located: true });
   addAdvisoryOption(command, 'go ahead', 'usage errors (1) and terraform failures (2)');
   return command.addHelpText(
     'after',

@@ -13,6 +13,8 @@ export interface CheckFlags extends RouteFlags, DecisionFlags {
   terraformBin?: string;
   customPolicyCheck?: boolean;
   approvedFindings?: string;
+  configDir?: string;
+  repositoryRoot?: string;
 }
 
 const CHECK_FLAG_NAMES: Readonly<Record<string, string>> = {
@@ -20,6 +22,8 @@ const CHECK_FLAG_NAMES: Readonly<Record<string, string>> = {
   ...DECISION_FLAG_NAMES,
   'plan.path': '--plan-json/--plan-file',
   approvedFindings: '--approved-findings',
+  configDir: '--config-dir',
+  repositoryRoot: '--repository-root',
 };
 
 export function normaliseCheckOptions(flags: CheckFlags, env: NodeJS.ProcessEnv): CheckOptions {
@@ -44,6 +48,8 @@ export function normaliseCheckOptions(flags: CheckFlags, env: NodeJS.ProcessEnv)
       ...decisionInput(flags, env),
       customPolicyCheck: flags.customPolicyCheck ?? false,
       approvedFindings: flags.approvedFindings,
+      configDir: flags.configDir,
+      repositoryRoot: flags.repositoryRoot,
     },
     CHECK_FLAG_NAMES,
   );

@@ -12,6 +12,7 @@ export interface WrapperFlags extends RouteFlags, DecisionFlags {
   terraformBin?: string;
   chdir?: string;
   cdktfStack?: string;
+  repositoryRoot?: string;
 }
 
 const WRAPPER_FLAG_NAMES: Readonly<Record<string, string>> = {
@@ -20,6 +21,7 @@ const WRAPPER_FLAG_NAMES: Readonly<Record<string, string>> = {
   terraformBin: '--terraform-bin',
   chdir: '--chdir',
   cdktfStack: '--cdktf-stack',
+  repositoryRoot: '--repository-root',
   terraformArgs: 'terraform plan arguments (after --)',
   out: '--out',
   planFile: '--plan-file',
@@ -38,6 +40,7 @@ function normaliseWrapper<S extends z.ZodType>(
     terraformBin: flags.terraformBin,
     chdir: flags.chdir,
     cdktfStack: flags.cdktfStack,
+    repositoryRoot: flags.repositoryRoot,
     terraformArgs,
     ...decisionInput(flags, env),
     ...own,

@@ -20,6 +20,8 @@ export const wrapperOptionsSchema = z.object({
    * report shows construct paths beside addresses. Not with --chdir.
    */
   cdktfStack: z.string().min(1).optional(),
+  /** The reports' file locations are relative to this (default: the git work tree of the configuration). */
+  repositoryRoot: z.string().min(1).optional(),
   /** Everything after `--`: terraform plan flags. */
   terraformArgs: z.array(z.string()).default([]),
   minSeverity: minSeveritySchema,

@@ -1,6 +1,7 @@
 // The wrapper's session: one run of terraform with the signal guard installed, and the policy loading while
 // terraform plans. Everything is released when the run ends, however it ends.
 import { UsageError } from '../../errors/index.js';
+import type { ReportLocations } from '../../locate/index.js';
 import type { PlanEvaluator } from '../../model/evaluator.js';
 import {
   guessProduct,
@@ -25,6 +26,8 @@ export interface WrapperSession {
   ready: Promise<PlanEvaluator>;
   /** With --cdktf-stack: plan address -> construct path, for the reports. */
   constructPaths?: (addresses: Iterable<string>) => ReadonlyMap<string, string>;
+  /** Where the findings are declared, in the configuration terraform plans. */
+  locate: (addresses: string[]) => Promise<ReportLocations>;
 }
 
 /** Install the signal guard, start terraform's identification and the policy's loading; dispose on exit. */
@@ -52,9 +55,10 @@ export async function withSession<T>(
     const machineReportOnStdout = options.reports.some(
       (r) => r.path === undefined && r.format !== 'text' && r.format !== 'markdown',
     );
+    const workingDirectory = cdktf?.workingDirectory ?? options.chdir ?? args.chdir;
     const { terraform, identified } = Terraform.launch({
       bin: command,
-      chdir: cdktf?.workingDirectory ?? options.chdir ?? args.chdir,
+      chdir: workingDirectory,
       env: context.env,
       // A JSON/SARIF/JUnit report on stdout must stay parseable: terraform's output moves to stderr.
       stdout: machineReportOnStdout ? 'stderr' : 'stdout',
@@ -85,6 +89,13 @@ export async function withSession<T>(
       guard,
       ready,
       ...(cdktf ? { constructPaths: (addresses) => cdktf.constructPaths(addresses) } : {}),
+      // The configuration is where terraform runs; loaded on demand, like the other stages.
+      locate: async (addresses) =>
+        (await import('../../locate/index.js')).locateForReport(addresses, {
+          configDir: workingDirectory ?? process.cwd(),
+          repositoryRoot: options.repositoryRoot,
+          env: context.env,
+        }),
     });
   } finally {
     guard.dispose();

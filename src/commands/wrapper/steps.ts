@@ -104,6 +104,7 @@ export async function evaluateStep(
           color: context.color,
           env: context.env,
           ...(session.constructPaths ? { constructPaths: session.constructPaths } : {}),
+          locate: session.locate,
         }),
         interrupted,
       ),
