@@ -9,6 +9,8 @@ import { execa } from 'execa';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { buildCli, REPO_ROOT } from '../helpers/cli.js';
+import { lineOf } from '../helpers/locate.js';
+import { githubUploadProblems, multitoolErrors } from '../helpers/sarif.js';
 import {
   createAccountKey,
   createApprovedPackage,
@@ -152,14 +154,29 @@ describe('examples/github-actions/plan-code-scanning.yml', () => {
     const plan = await run('Plan and evaluate', ws.dir, ws.env, svc.baseUrl);
     expect(plan.exitCode, plan.stderr).toBe(3);
     expect(plan.stdout).toMatch(/^FAIL: 2 failures/m);
-    expect(plan.stdout).toContain('::error title=tfgate unsanctioned_creation (high)::terraform_data.queue');
-    const sarif = JSON.parse(readFileSync(join(ws.dir, 'tfgate.sarif'), 'utf8')) as {
+    const sarifText = readFileSync(join(ws.dir, 'tfgate.sarif'), 'utf8');
+    const sarif = JSON.parse(sarifText) as {
       version: string;
-      runs: Array<{ tool: { driver: { name: string } }; results: unknown[] }>;
+      runs: Array<{
+        tool: { driver: { name: string } };
+        results: Array<{ locations: Array<{ physicalLocation: unknown }> }>;
+      }>;
     };
     expect(sarif.version).toBe('2.1.0');
     expect(sarif.runs[0]?.tool.driver.name).toBe('tfgate');
     expect(sarif.runs[0]?.results).toHaveLength(2);
+    // Each finding on the line that declares it (the checkout is the root: no .git in this copy), as
+    // code scanning and the annotations need it.
+    const queueLine = lineOf(join(ws.dir, 'main.tf'), 'resource "terraform_data" "queue"');
+    expect(sarif.runs[0]?.results.map((r) => r.locations[0]?.physicalLocation)).toContainEqual({
+      artifactLocation: { uri: 'main.tf', uriBaseId: '%SRCROOT%' },
+      region: { startLine: queueLine },
+    });
+    expect(plan.stdout).toContain(
+      `::error file=main.tf,line=${queueLine},title=tfgate unsanctioned_creation (high)::terraform_data.queue`,
+    );
+    expect(githubUploadProblems(sarif)).toEqual([]);
+    expect(await multitoolErrors({ 'tfgate.sarif': sarifText })).toEqual([]);
   });
 
   it('no decision fails the step and leaves no report, so the upload step is skipped', async () => {

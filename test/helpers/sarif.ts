@@ -71,7 +71,10 @@ export function githubUploadProblems(log: unknown): string[] {
   if (log.runs.length > 20) problems.push('at most 20 runs');
   log.runs.forEach((run: unknown, r) => {
     const at = `runs[${r}]`;
-    if (!isObject(run)) return void problems.push(`${at} is not an object`);
+    if (!isObject(run)) {
+      problems.push(`${at} is not an object`);
+      return;
+    }
     const driver = isObject(run.tool) && isObject(run.tool.driver) ? run.tool.driver : undefined;
     if (!driver || !text(driver.name)) problems.push(`${at}.tool.driver.name is required`);
     const rules = Array.isArray(driver?.rules) ? driver.rules : [];
@@ -83,7 +86,10 @@ export function githubUploadProblems(log: unknown): string[] {
     if (results.length > 25_000) problems.push(`${at}: at most 25,000 results`);
     results.forEach((result: unknown, i) => {
       const where = `${at}.results[${i}]`;
-      if (!isObject(result)) return void problems.push(`${where} is not an object`);
+      if (!isObject(result)) {
+        problems.push(`${where} is not an object`);
+        return;
+      }
       if (!text(result.ruleId)) problems.push(`${where}.ruleId is required`);
       if (!isObject(result.message) || !text(result.message.text))
         problems.push(`${where}.message.text is required`);
