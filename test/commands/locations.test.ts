@@ -4,10 +4,11 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { normaliseCheckOptions as resolveCheckOptions } from '../../src/cli/normalise/check.js';
 import { runCheck as runParsedCheck } from '../../src/commands/check.js';
 import { ExitCode } from '../../src/errors/index.js';
+import { buildCli, runCli } from '../helpers/cli.js';
 import { runApply, runPlan } from '../helpers/commands.js';
 import { LOCATE_FIXTURE, lineOf } from '../helpers/locate.js';
 import { githubUploadProblems, multitoolErrors } from '../helpers/sarif.js';
@@ -16,6 +17,8 @@ import { capture, bundleRoute as route, useWrapperSuite } from './wrapper-fixtur
 
 const suite = useWrapperSuite();
 const sarifLogs: Record<string, string> = {};
+
+beforeAll(() => buildCli(), 300_000);
 
 /** The fixture in a git work tree one level above the configuration (`work/`), initialised by `bin`. */
 async function repository(bin: string): Promise<TerraformWorkspace> {
@@ -177,7 +180,33 @@ it('tfgate apply and check --plan-file locate in the directory terraform runs in
   expect(sarifLocations('check-plan-file', sarif)).toEqual(fromApply);
 });
 
+it('the CLI: check --plan-json --config-dir, and plan --repository-root from inside the configuration', async () => {
+  const ws = await repository(TERRAFORM_BIN);
+  await ws.plan();
+  const planJson = join(ws.dir, 'plan.json');
+  writeFileSync(planJson, await ws.showPlanJson());
+  const bundle = ['--bundle', suite.strict.bundle, '--public-key', suite.strict.publicKey];
+  const check = await runCli(
+    ['check', '--plan-json', planJson, '--config-dir', ws.dir, ...bundle, '--format', 'sarif'],
+    {
+      env: ws.env as Record<string, string>,
+    },
+  );
+  expect(check.exitCode, check.stderr).toBe(ExitCode.blocked);
+  const checkSarif = join(ws.dir, 'cli-check.sarif');
+  writeFileSync(checkSarif, check.stdout);
+  for (const [address, where] of Object.entries(sarifLocations('cli-check', checkSarif))) {
+    expect(where, address).toBe(expectedLocation(address));
+  }
+  const plan = await runCli(['plan', ...bundle, '--repository-root', ws.dir, '--format', 'markdown'], {
+    cwd: ws.dir,
+    env: ws.env as Record<string, string>,
+  });
+  expect(plan.exitCode, plan.stderr).toBe(ExitCode.blocked);
+  expect(plan.stdout).toContain(`\`${expectedLocation('terraform_data.from_json').replace('work/', '')}\``);
+});
+
 it('every SARIF report above passes the SARIF multitool (schema, SARIF and GitHub rules)', async () => {
-  expect(Object.keys(sarifLogs).length).toBeGreaterThanOrEqual(11);
+  expect(Object.keys(sarifLogs).length).toBeGreaterThanOrEqual(12);
   expect(await multitoolErrors(sarifLogs)).toEqual([]);
 }, 120_000);
