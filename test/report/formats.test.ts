@@ -10,6 +10,7 @@ import {
   renderReport,
   reportTargets,
 } from '../../src/report/index.js';
+import { multitoolErrors } from '../helpers/sarif.js';
 import { evaluation, gate, passingEvaluation } from './fixtures.js';
 
 const plain = { color: false };
@@ -207,4 +208,22 @@ describe('construct paths (tfgate apply --cdktf-stack)', () => {
     );
     expect(located).toBeDefined();
   });
+});
+
+describe('every SARIF log these tests render', () => {
+  it('passes the SARIF multitool: the 2.1.0 schema, its SARIF rules and its GitHub rules', async () => {
+    const sarif = (subject: Parameters<typeof renderReport>[0]) => renderReport(subject, 'sarif', plain);
+    const errors = await multitoolErrors({
+      evaluation: sarif({ kind: 'evaluation', result: evaluation() }),
+      critical: sarif({ kind: 'evaluation', result: evaluation({ min_severity: 'critical' }) }),
+      passing: sarif({ kind: 'evaluation', result: passingEvaluation() }),
+      gate: sarif({ kind: 'gate', result: gate() }),
+      constructs: sarif({
+        kind: 'evaluation',
+        result: evaluation(),
+        constructPaths: new Map([['aws_sqs_queue.jobs', 'storage/audit/queue']]),
+      }),
+    });
+    expect(errors).toEqual([]);
+  }, 120_000);
 });
