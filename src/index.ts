@@ -12,6 +12,14 @@ export {
 } from './client/index.js';
 export { type Design, designSchema, loadDesign, parseDesign } from './design/index.js';
 export * from './errors/index.js';
+export {
+  DEFAULT_LOCATE_LIMITS,
+  type LocateLimits,
+  type LocateOptions,
+  locateAddresses,
+  locateForReport,
+  type ReportLocations,
+} from './locate/index.js';
 // The evaluator port (PlanSource comes with ./plan): what a library caller implements to decide itself.
 export type { PlanEvaluator } from './model/evaluator.js';
 export * from './model/index.js';
