@@ -2,7 +2,7 @@
 // scanner, never by JSON.parse: on Node 24 and 26 (V8 12.8 to 14.6) JSON.parse can read a key written with an
 // escape as another key an earlier parse left in V8's cache (https://github.com/nodejs/node/issues/63785).
 // The scanner gives what a correct JSON.parse gives for the same UTF-8 bytes, or refuses them.
-import { JsonScanError, JsonScanner, valueNode } from '../plan/scanner/index.js';
+import { JsonScanError, JsonScanner, SKIP, valueNode } from '../plan/scanner/index.js';
 
 export { JsonScanError };
 
@@ -21,4 +21,20 @@ export function parseUntrustedJson(input: string | Uint8Array, maxBytes = 16 * 1
   const scanner = new JsonScanner(valueNode(), { maxStringBytes: maxBytes, maxValueBytes: maxBytes });
   scanner.write(bytes);
   return scanner.end();
+}
+
+/**
+ * Check that `input` is JSON the reader accepts (the same rules as parseUntrustedJson) without building the
+ * value: for callers that walk the text themselves and need only to know it is sound. Throws JsonScanError.
+ */
+export function checkUntrustedJson(input: string | Uint8Array, maxBytes = 16 * 1024 * 1024): void {
+  const bytes =
+    typeof input === 'string'
+      ? Buffer.from(input, 'utf8')
+      : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
+  if (bytes.length > maxBytes)
+    throw new JsonScanError(`more than ${maxBytes} bytes of JSON`, maxBytes, undefined, false);
+  const scanner = new JsonScanner(SKIP, { maxStringBytes: maxBytes, maxValueBytes: maxBytes });
+  scanner.write(bytes);
+  scanner.end();
 }

@@ -1,9 +1,9 @@
 // The blocks of a Terraform JSON-syntax file (.tf.json, and CDKTF's synthesized cdk.tf.json) and the line of
 // each one's key, with the construct path CDKTF records beside it (`"//": {"metadata": {"path": ...}}`).
-// The file is read first by the untrusted-JSON reader (bounded, never JSON.parse), so only valid JSON is
-// walked; the walk itself only tracks keys and lines. Arrays are transparent, as Terraform allows a block
+// The file is checked first by the untrusted-JSON reader (bounded, never JSON.parse, no value built), so
+// only valid JSON is walked; the walk itself only tracks keys and lines. Arrays are transparent, as Terraform allows a block
 // type to hold an array of objects as well as an object.
-import { parseUntrustedJson } from '../json/untrusted.js';
+import { checkUntrustedJson, parseUntrustedJson } from '../json/untrusted.js';
 import type { HclBlockStart } from './hcl-blocks.js';
 
 export interface JsonBlockStart extends HclBlockStart {
@@ -25,7 +25,7 @@ interface Container {
 
 /** Every resource, data and module block of a Terraform JSON file. Throws on invalid JSON (JsonScanError). */
 export function findJsonBlocks(text: string, maxBytes: number): JsonBlockStart[] {
-  parseUntrustedJson(text, maxBytes);
+  checkUntrustedJson(text, maxBytes);
   const blocks: JsonBlockStart[] = [];
   const byPath = new Map<string, JsonBlockStart>();
   const stack: Container[] = [];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { JsonScanError, parseUntrustedJson } from '../../src/json/untrusted.js';
+import { checkUntrustedJson, JsonScanError, parseUntrustedJson } from '../../src/json/untrusted.js';
 
 describe('parseUntrustedJson', () => {
   it('reads an escaped key as itself after a parse that would mislead JSON.parse on Node 24/26', () => {
@@ -18,5 +18,41 @@ describe('parseUntrustedJson', () => {
     expect(() => parseUntrustedJson('{"a":1,}')).toThrow(JsonScanError);
     expect(() => parseUntrustedJson(Buffer.from([0x22, 0xff, 0x22]))).toThrow(/UTF-8/);
     expect(() => parseUntrustedJson('[1,2,3]', 4)).toThrow(/more than 4 bytes/);
+  });
+});
+
+describe('checkUntrustedJson', () => {
+  it('accepts and refuses exactly what parseUntrustedJson does, without building the value', () => {
+    const inputs: Array<string | Buffer> = [
+      '{"a":[1,2,{"b":null}],"c":"\\u00e9"}',
+      '{"a":1,}',
+      '[1,2',
+      '"\\ud800"',
+      Buffer.from([0x22, 0xff, 0x22]),
+      '\ufeff{}',
+      '[1,2,3]',
+    ];
+    for (const input of inputs) {
+      const parsed = (() => {
+        try {
+          parseUntrustedJson(input);
+          return 'ok';
+        } catch (error) {
+          return (error as Error).constructor.name;
+        }
+      })();
+      const checked = (() => {
+        try {
+          checkUntrustedJson(input);
+          return 'ok';
+        } catch (error) {
+          return (error as Error).constructor.name;
+        }
+      })();
+      expect(checked, String(input)).toBe(parsed);
+    }
+    expect(() => checkUntrustedJson('[1,2,3]', 4)).toThrow(/more than 4 bytes/);
+    expect(() => checkUntrustedJson('{"a":1,}')).toThrow(JsonScanError);
+    expect(checkUntrustedJson('{"a":[1]}')).toBeUndefined();
   });
 });
