@@ -24,8 +24,9 @@ export function parseUntrustedJson(input: string | Uint8Array, maxBytes = 16 * 1
 }
 
 /**
- * Check that `input` is JSON the reader accepts (the same rules as parseUntrustedJson) without building the
- * value: for callers that walk the text themselves and need only to know it is sound. Throws JsonScanError.
+ * Check that `input` is well-formed JSON in at most `maxBytes` of UTF-8 (no byte order mark) without building
+ * the value, for callers that walk the text themselves. Throws JsonScanError. Unlike parseUntrustedJson it
+ * does not decode strings, so a lone surrogate escape ("\ud800") passes: decode what you use with the parser.
  */
 export function checkUntrustedJson(input: string | Uint8Array, maxBytes = 16 * 1024 * 1024): void {
   const bytes =
