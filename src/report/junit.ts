@@ -23,7 +23,9 @@ export function renderJunit(subject: ReportSubject): string {
   let failures = 0;
   let skipped = 0;
   for (const r of view.rows) {
-    const open = `    <testcase classname="tfgate.${xml(r.rule)}" name="${xml(r.address)}">`;
+    // file and line, which GitLab's and other JUnit readers show, when the declaration is known.
+    const at = r.location ? ` file="${xml(r.location.file)}" line="${r.location.line}"` : '';
+    const open = `    <testcase classname="tfgate.${xml(r.rule)}" name="${xml(r.address)}"${at}>`;
     if (r.blocking) {
       failures++;
       cases.push(

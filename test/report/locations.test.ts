@@ -108,6 +108,14 @@ describe('source locations in the reports', () => {
     );
   });
 
+  it('junit test cases carry file and line', () => {
+    const junit = renderReport(located, 'junit', plain);
+    expect(junit).toContain('name="aws_sqs_queue.jobs" file="infra/queues.tf" line="12">');
+    expect(renderReport({ kind: 'evaluation', result: evaluation() }, 'junit', plain)).not.toContain(
+      ' file=',
+    );
+  });
+
   it('every SARIF log above passes the SARIF multitool: the 2.1.0 schema, its SARIF and its GitHub rules', async () => {
     expect(Object.keys(logs)).toEqual(['located', 'encoded', 'fallback', 'unplaced', 'gate']);
     expect(await multitoolErrors(logs)).toEqual([]);
