@@ -158,7 +158,8 @@ export async function locateAddresses(
     const root = resolve(options.repositoryRoot ?? (await findRepositoryRoot(configDir)) ?? configDir);
     const dataDir = resolve(configDir, options.dataDir ?? '.terraform');
     const reader = new Reader({ ...DEFAULT_LOCATE_LIMITS, ...options.limits });
-    let manifest: Map<string, string> | undefined | null = null;
+    // Read once, when the first module address needs it (undefined: none, or unreadable).
+    let manifest: Promise<Map<string, string> | undefined> | undefined;
     for (const address of new Set(addresses)) {
       const declared = parseResourceAddress(address);
       if (!declared) continue;
@@ -170,8 +171,8 @@ export async function locateAddresses(
       let declaration: Declaration | undefined;
       let moduleCall: string | undefined;
       for (let depth = 0; depth < declared.modules.length && dir !== undefined; depth++) {
-        manifest ??= (await readModulesManifest(configDir, dataDir)) ?? undefined;
-        const moduleDir = manifest?.get(declared.modules.slice(0, depth + 1).join('.'));
+        manifest ??= readModulesManifest(configDir, dataDir);
+        const moduleDir = (await manifest)?.get(declared.modules.slice(0, depth + 1).join('.'));
         // A module downloaded by init (registry, git) is not the repository's: point at its call instead.
         if (moduleDir !== undefined && (isInside(dataDir, moduleDir) || !repositoryPath(root, moduleDir))) {
           declaration = (await reader.index(dir)).get(
