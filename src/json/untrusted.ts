@@ -2,9 +2,22 @@
 // scanner, never by JSON.parse: on Node 24 and 26 (V8 12.8 to 14.6) JSON.parse can read a key written with an
 // escape as another key an earlier parse left in V8's cache (https://github.com/nodejs/node/issues/63785).
 // The scanner gives what a correct JSON.parse gives for the same UTF-8 bytes, or refuses them.
-import { JsonScanError, JsonScanner, SKIP, valueNode } from '../plan/scanner/index.js';
+import { JsonScanError, JsonScanner, type SchemaNode, SKIP, valueNode } from '../plan/scanner/index.js';
 
 export { JsonScanError };
+
+/** Scan `input` (at most `maxBytes` of UTF-8) against `root`: the value it keeps, or a JsonScanError. */
+function scanBounded(input: string | Uint8Array, maxBytes: number, root: SchemaNode): unknown {
+  const bytes =
+    typeof input === 'string'
+      ? Buffer.from(input, 'utf8')
+      : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
+  if (bytes.length > maxBytes)
+    throw new JsonScanError(`more than ${maxBytes} bytes of JSON`, maxBytes, undefined, false);
+  const scanner = new JsonScanner(root, { maxStringBytes: maxBytes, maxValueBytes: maxBytes });
+  scanner.write(bytes);
+  return scanner.end();
+}
 
 /**
  * The JSON value in `input`, read as JSON.parse reads it (the last duplicate key wins, "__proto__" is an own
@@ -12,15 +25,7 @@ export { JsonScanError };
  * invalid JSON or UTF-8, a byte order mark, a lone surrogate escape, more than `maxBytes`.
  */
 export function parseUntrustedJson(input: string | Uint8Array, maxBytes = 16 * 1024 * 1024): unknown {
-  const bytes =
-    typeof input === 'string'
-      ? Buffer.from(input, 'utf8')
-      : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
-  if (bytes.length > maxBytes)
-    throw new JsonScanError(`more than ${maxBytes} bytes of JSON`, maxBytes, undefined, false);
-  const scanner = new JsonScanner(valueNode(), { maxStringBytes: maxBytes, maxValueBytes: maxBytes });
-  scanner.write(bytes);
-  return scanner.end();
+  return scanBounded(input, maxBytes, valueNode());
 }
 
 /**
@@ -29,13 +34,5 @@ export function parseUntrustedJson(input: string | Uint8Array, maxBytes = 16 * 1
  * does not decode strings, so a lone surrogate escape ("\ud800") passes: decode what you use with the parser.
  */
 export function checkUntrustedJson(input: string | Uint8Array, maxBytes = 16 * 1024 * 1024): void {
-  const bytes =
-    typeof input === 'string'
-      ? Buffer.from(input, 'utf8')
-      : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
-  if (bytes.length > maxBytes)
-    throw new JsonScanError(`more than ${maxBytes} bytes of JSON`, maxBytes, undefined, false);
-  const scanner = new JsonScanner(SKIP, { maxStringBytes: maxBytes, maxValueBytes: maxBytes });
-  scanner.write(bytes);
-  scanner.end();
+  scanBounded(input, maxBytes, SKIP);
 }
