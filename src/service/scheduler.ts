@@ -16,7 +16,7 @@ export function startScheduler(ctx: ServiceContext): Scheduler {
 
   async function tick(): Promise<void> {
     while (!stopped) {
-      const due = await ctx.store.claimDueChecks(interval, 10);
+      const due = await ctx.store.packages.claimDueChecks(interval, 10);
       if (due.length === 0) return;
       for (const pkg of due) {
         if (stopped) return;

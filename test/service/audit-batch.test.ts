@@ -57,7 +57,7 @@ describe('audit group commit', () => {
       { length: 20 },
       (_, n) =>
         new Promise<void>((resolve, reject) =>
-          setImmediate(() => store.appendAudit(entry(n)).then(resolve, reject)),
+          setImmediate(() => store.audit.append(entry(n)).then(resolve, reject)),
         ),
     );
     await Promise.all(done);
@@ -67,7 +67,7 @@ describe('audit group commit', () => {
 
   it('a lone call is committed too, without waiting for company', async () => {
     statements.length = 0;
-    await store.appendAudit(entry(100));
+    await store.audit.append(entry(100));
     expect(statements.filter((s) => s.startsWith('INSERT INTO audit'))).toHaveLength(1);
     expect((await auditRows()).at(-1)!.details.n).toBe(100);
   });
@@ -75,16 +75,16 @@ describe('audit group commit', () => {
   it('one bad row fails only its own call; the rows it shared a batch with are committed', async () => {
     // No package has pk 999999: that row violates the foreign key.
     const results = await Promise.allSettled([
-      store.appendAudit(entry(200)),
-      store.appendAudit(entry(201, 999_999)),
-      store.appendAudit(entry(202)),
+      store.audit.append(entry(200)),
+      store.audit.append(entry(201, 999_999)),
+      store.audit.append(entry(202)),
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect((await auditRows()).slice(-2).map((r) => r.details.n)).toEqual([200, 202]);
   });
 
   it('close() commits what is still queued', async () => {
-    const pending = store.appendAudit(entry(300));
+    const pending = store.audit.append(entry(300));
     await store.close();
     await pending;
     store = new Store(recording(await openEmbedded(dataDir)));

@@ -7,7 +7,7 @@ import { type AccountPlan, type Principal, SCOPES, type Scope } from './types.js
 /** On a first start (no key at all), TFGATE_BOOTSTRAP_API_KEY becomes the `default` account's admin key. */
 export async function bootstrap(store: Store, bootstrapKey: string | undefined): Promise<boolean> {
   if (!bootstrapKey) return false;
-  return store.bootstrap({
+  return store.apiKeys.bootstrap({
     id: generateKeyId(),
     name: 'bootstrap',
     hash: hashApiKey(bootstrapKey),
@@ -16,11 +16,11 @@ export async function bootstrap(store: Store, bootstrapKey: string | undefined):
 }
 
 export function createAccount(ctx: ServiceContext, actor: Principal, name: string, plan: AccountPlan) {
-  return ctx.store.createAccount(name, plan, actor);
+  return ctx.store.accounts.create(name, plan, actor);
 }
 
 export function updateAccountPlan(ctx: ServiceContext, actor: Principal, name: string, plan: AccountPlan) {
-  return ctx.store.updateAccountPlan(name, plan, actor);
+  return ctx.store.accounts.updatePlan(name, plan, actor);
 }
 
 export async function createApiKey(
@@ -33,10 +33,10 @@ export async function createApiKey(
   const key = generateApiKey();
   const id = generateKeyId();
   const unique = [...new Set(scopes)];
-  await ctx.store.createApiKey(account, { id, name, hash: hashApiKey(key), scopes: unique }, actor);
+  await ctx.store.apiKeys.create(account, { id, name, hash: hashApiKey(key), scopes: unique }, actor);
   return { id, name, account, scopes: unique, key };
 }
 
 export async function revokeApiKey(ctx: ServiceContext, actor: Principal, id: string): Promise<void> {
-  await ctx.store.revokeApiKey(id, actor);
+  await ctx.store.apiKeys.revoke(id, actor);
 }

@@ -27,7 +27,7 @@ export async function authenticate(
     throw new ServiceError(401, 'missing_api_key', 'no API key: send it in the X-Api-Key header');
   }
   const hash = hashApiKey(apiKey.trim());
-  const found = await store.lookupKey(hash, packageId);
+  const found = await store.apiKeys.lookup(hash, packageId);
   // The lookup is by an indexed hash; the constant-time comparison guards the final equality anyway.
   if (!found || found.revoked || !hashesEqual(hash, found.hash)) {
     throw new ServiceError(

@@ -30,13 +30,13 @@ export async function packageBundle(
   pkg: PackageRecord,
 ): Promise<{ revision: string; bytes: Buffer }> {
   const revision = await bundleRevision(ctx, pkg);
-  const cached = await ctx.store.getBundle(pkg, revision);
+  const cached = await ctx.store.bundles.get(pkg, revision);
   if (cached) return { revision, bytes: cached };
   const { sources } = await policy();
   const bytes = assembleBundle(
     { packageId: pkg.packageId, data: ctx.policyData(pkg.revision, pkg.design), policy: sources },
     { signingKeyPem: ctx.platformKey.privateKeyPem, keyId: ctx.platformKey.keyId, revision },
   );
-  await ctx.store.putBundle(pkg, revision, bytes);
+  await ctx.store.bundles.put(pkg, revision, bytes);
   return { revision, bytes };
 }

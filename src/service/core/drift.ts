@@ -24,7 +24,7 @@ export async function runDriftCheck(
   const overdue = () => Date.now() - startedAt.getTime() >= limitMs;
   let timer: NodeJS.Timeout | undefined;
   const check = (async () => {
-    const state = await ctx.store.getObservedState(pkg);
+    const state = await ctx.store.observedState.get(pkg);
     if (!state) {
       throw new ServiceError(
         409,
@@ -37,7 +37,7 @@ export async function runDriftCheck(
       resources: state.resources,
     });
     // A check that overran its limit rolls back: it is reported as a timeout, never as a result.
-    return ctx.store.recordDriftCheck(
+    return ctx.store.driftChecks.record(
       pkg,
       detected,
       { revision: pkg.revision, trigger, instance: ctx.instanceId, startedAt },

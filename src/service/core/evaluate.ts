@@ -47,7 +47,7 @@ export async function evaluatePlanUpload(
     if (body.exceeded()) throw payloadTooLarge(ctx.config.maxBody);
     throw invalidInput(error, 'invalid_plan', 'a Terraform plan in JSON (terraform show -json <planfile>)');
   }
-  await ctx.store.appendAudit(
+  await ctx.store.audit.append(
     packageEntry(principal, pkg, 'plan_evaluated', {
       decision: result.decision,
       min_severity: params.minSeverity,
@@ -88,7 +88,7 @@ export async function pushObservedState(
     'invalid_state',
     'the state',
   );
-  const { pushedAt } = await ctx.store.putObservedState(
+  const { pushedAt } = await ctx.store.observedState.put(
     principal,
     pkg,
     state.resources,

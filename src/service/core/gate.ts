@@ -25,7 +25,7 @@ export async function gate(
     checkedAt = (await runDriftCheck(ctx, pkg, params.refresh ? 'refresh' : 'gate')).checkedAt;
     refreshed = true;
   }
-  const findings = await ctx.store.unresolvedFindings(pkg);
+  const findings = await ctx.store.findings.unresolved(pkg);
   const blocking: DriftFinding[] = [];
   const acknowledged: DriftFinding[] = [];
   let open = 0;
@@ -46,7 +46,7 @@ export async function gate(
     acknowledged,
     counts: { open, acknowledged: acknowledged.length, blocking: blocking.length },
   };
-  await ctx.store.appendAudit(
+  await ctx.store.audit.append(
     packageEntry(principal, pkg, 'gate_decided', {
       decision: result.decision,
       min_severity: params.minSeverity,

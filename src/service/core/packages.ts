@@ -70,7 +70,7 @@ export async function putPackage(
       `the design's package_id "${design.package_id}" does not match the path's "${packageId}"; PUT it to /v1/analysis/conformance/packages/${design.package_id}`,
     );
   }
-  const { pkg, created, changed } = await ctx.store.putPackage(
+  const { pkg, created, changed } = await ctx.store.packages.put(
     principal,
     packageId,
     design,
@@ -85,7 +85,7 @@ export async function approvePackage(
   pkg: PackageRecord,
   revision: string | undefined,
 ): Promise<PackageView> {
-  return packageView(await ctx.store.approvePackage(principal, pkg, revision));
+  return packageView(await ctx.store.packages.approve(principal, pkg, revision));
 }
 
 export function listFindings(
@@ -93,7 +93,7 @@ export function listFindings(
   pkg: PackageRecord,
   status?: FindingStatus,
 ): Promise<DriftFinding[]> {
-  return ctx.store.listFindings(pkg, status);
+  return ctx.store.findings.list(pkg, status);
 }
 
 export async function acknowledgeFinding(
@@ -103,7 +103,7 @@ export async function acknowledgeFinding(
   findingId: string,
   reason: string,
 ): Promise<DriftFinding> {
-  return ctx.store.acknowledge(principal, pkg, findingId, reason);
+  return ctx.store.findings.acknowledge(principal, pkg, findingId, reason);
 }
 
 export function listAudit(
@@ -111,5 +111,5 @@ export function listAudit(
   pkg: PackageRecord,
   options: { after?: string; limit: number },
 ): Promise<AuditRecord[]> {
-  return ctx.store.listAudit(pkg, options);
+  return ctx.store.audit.list(pkg, options);
 }

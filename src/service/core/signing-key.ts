@@ -35,11 +35,11 @@ export async function loadPlatformKey(options: {
     return describe(await readFile(options.signingKeyFile, 'utf8'), options.signingKeyFile);
   }
   if (options.store.kind === 'postgres') {
-    const stored = await options.store.getSetting(SIGNING_KEY_SETTING);
+    const stored = await options.store.settings.get(SIGNING_KEY_SETTING);
     if (stored) return describe(stored, 'the stored signing key');
     // Two instances starting together: the first insert wins and both use it.
     return describe(
-      await options.store.putSettingIfAbsent(SIGNING_KEY_SETTING, generatePem()),
+      await options.store.settings.putIfAbsent(SIGNING_KEY_SETTING, generatePem()),
       'the stored signing key',
     );
   }

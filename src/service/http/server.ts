@@ -8,12 +8,13 @@ import type { ServiceContext } from '../core/context.js';
 import { ServiceError } from '../core/errors.js';
 import { refuseUnstorableText } from '../core/storable-text.js';
 import type { Principal } from '../core/types.js';
-import type { PackageRecord } from '../store/index.js';
+import { type PackageRecord, StoreError } from '../store/index.js';
 import { buildOpenApi } from './openapi.js';
 import { RateLimiter } from './rate-limit.js';
 import { compileRoutes, match, parseQuery, type Reply, type Route } from './router.js';
 import { BASE_PATH, ROUTES } from './routes.js';
 import { healthSchema } from './schemas.js';
+import { storeErrorReply } from './store-errors.js';
 
 export interface ServiceServer {
   server: Server;
@@ -241,7 +242,8 @@ export function createServiceServer(ctx: ServiceContext, version: string): Servi
     }
   }
 
-  function errorReply(error: unknown, log: Record<string, unknown>): Reply {
+  function errorReply(thrown: unknown, log: Record<string, unknown>): Reply {
+    const error = thrown instanceof StoreError ? storeErrorReply(thrown) : thrown;
     if (error instanceof ServiceError) {
       log.error = error.code;
       return {

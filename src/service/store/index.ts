@@ -3,9 +3,14 @@ import { openEmbedded } from './pglite.js';
 import { openPostgres } from './postgres.js';
 import { Store } from './store.js';
 
+export type { NewApiKey } from './api-keys.js';
+export { type AuditEntry, type AuditRecord, actorEntry, packageEntry } from './audit.js';
+export type { ReadCache, StoreCaches } from './caches.js';
+export type { DriftCheckOutcome, DriftTrigger } from './drift-checks.js';
+export { ConflictError, NotFoundError, StoreError, type StoreErrorSubject } from './errors.js';
+export type { KeyLookup, KeyRecord, PackageRecord } from './rows.js';
 export type { SqlClient, SqlExecutor } from './sql.js';
-export type { AuditEntry, AuditRecord, DriftCheckOutcome, KeyLookup, PackageRecord } from './store.js';
-export { packageEntry, Store } from './store.js';
+export { Store } from './store.js';
 
 export type StoreLocation = { databaseUrl: string } | { dataDir: string };
 

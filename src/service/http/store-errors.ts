@@ -1,0 +1,27 @@
+// The store's domain errors as the contract's answers: a status, the error code, and a message that says
+// how to fix it in the API's own terms (which the store does not know).
+import { ServiceError } from '../core/errors.js';
+import { ConflictError, NotFoundError, type StoreError } from '../store/index.js';
+
+function howToFix(error: StoreError): string {
+  const subject = error.subject;
+  switch (subject.code) {
+    case 'account_not_found':
+      return 'create it with POST /v1/admin/accounts';
+    case 'api_key_not_found':
+      return 'list the id printed when the key was created';
+    case 'finding_not_found':
+      return `list findings with GET /v1/analysis/conformance/packages/${subject.packageId}/findings`;
+    case 'account_exists':
+      return `change its plan with PATCH /v1/admin/accounts/${subject.account}`;
+    case 'revision_mismatch':
+      return 'review the current design and approve that revision';
+    case 'finding_resolved':
+      return 'there is nothing to acknowledge';
+  }
+}
+
+export function storeErrorReply(error: StoreError): ServiceError {
+  const status = error instanceof NotFoundError ? 404 : error instanceof ConflictError ? 409 : 500;
+  return new ServiceError(status, error.code, `${error.message}; ${howToFix(error)}`, { cause: error });
+}

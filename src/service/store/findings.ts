@@ -1,0 +1,87 @@
+// Drift findings and their acknowledgements. The drift check writes findings (drift-checks.ts).
+import type { DriftFinding, FindingStatus } from '../../model/index.js';
+import type { Principal } from '../core/types.js';
+import { insertAudit, packageEntry } from './audit.js';
+import { type StoreCaches, writeState } from './caches.js';
+import { ConflictError, NotFoundError } from './errors.js';
+import { FINDING_COLUMNS, type FindingRow, iso, type PackageRecord, toFinding } from './rows.js';
+import type { SqlClient } from './sql.js';
+
+export class FindingRepository {
+  constructor(
+    private readonly db: SqlClient,
+    private readonly caches: StoreCaches,
+  ) {}
+
+  async list(pkg: PackageRecord, status?: FindingStatus): Promise<DriftFinding[]> {
+    const byStatus = status === undefined ? '' : ' AND status = $2';
+    const { rows } = await this.db.query<FindingRow>(
+      `SELECT ${FINDING_COLUMNS} FROM findings WHERE package_pk = $1${byStatus} ORDER BY id`,
+      status === undefined ? [pkg.pk] : [pkg.pk, status],
+    );
+    return rows.map(toFinding);
+  }
+
+  /** The gate's one findings query: everything not resolved. */
+  unresolved(pkg: PackageRecord): Promise<DriftFinding[]> {
+    return this.caches.unresolvedFindings.read(pkg.pk, async () => {
+      const { rows } = await this.db.query<FindingRow>(
+        `SELECT ${FINDING_COLUMNS} FROM findings WHERE package_pk = $1 AND status <> 'resolved' ORDER BY id`,
+        [pkg.pk],
+      );
+      return rows.map(toFinding);
+    });
+  }
+
+  /**
+   * Acknowledges an open finding with a reason, recorded in acknowledgements and the audit log. Throws
+   * NotFoundError `finding_not_found`, or ConflictError `finding_resolved` (nothing to acknowledge).
+   */
+  acknowledge(
+    principal: Principal,
+    pkg: PackageRecord,
+    findingId: string,
+    reason: string,
+  ): Promise<DriftFinding> {
+    return writeState(this.db, this.caches, async (tx) => {
+      const { rows } = await tx.query<FindingRow>(
+        `SELECT ${FINDING_COLUMNS} FROM findings WHERE package_pk = $1 AND id = $2 FOR NO KEY UPDATE`,
+        [pkg.pk, findingId],
+      );
+      const finding = rows[0];
+      if (!finding) {
+        throw new NotFoundError(
+          { code: 'finding_not_found', packageId: pkg.packageId, findingId },
+          `finding "${findingId}" was not found in package "${pkg.packageId}"`,
+        );
+      }
+      if (finding.status === 'resolved') {
+        throw new ConflictError(
+          { code: 'finding_resolved', findingId },
+          `finding "${findingId}" is resolved (no longer observed)`,
+        );
+      }
+      const { rows: ackRows } = await tx.query<{ at: unknown }>(
+        `INSERT INTO acknowledgements (package_pk, finding_id, account, key_id, key_name, reason)
+         VALUES ($1, $2, $3, $4, $5, $6) RETURNING at`,
+        [pkg.pk, findingId, principal.account, principal.keyId, principal.keyName, reason],
+      );
+      const at = ackRows[0]!.at;
+      const { rows: updated } = await tx.query<FindingRow>(
+        `UPDATE findings SET status = 'acknowledged', ack_by = $3, ack_account = $4, ack_at = $5, ack_reason = $6
+          WHERE package_pk = $1 AND id = $2 RETURNING ${FINDING_COLUMNS}`,
+        [pkg.pk, findingId, principal.keyName, principal.account, iso(at), reason],
+      );
+      await insertAudit(tx, [
+        packageEntry(principal, pkg, 'finding_acknowledged', {
+          finding_id: findingId,
+          rule: finding.rule,
+          severity: finding.severity,
+          address: finding.address,
+          reason,
+        }),
+      ]);
+      return toFinding(updated[0]!);
+    });
+  }
+}

@@ -1,0 +1,42 @@
+// A package's observed state: the resources read from `terraform show -json` on its state, one per package.
+import type { ObservedResource } from '../../model/index.js';
+import type { Principal } from '../core/types.js';
+import { insertAudit, packageEntry } from './audit.js';
+import { iso, type PackageRecord } from './rows.js';
+import type { SqlClient } from './sql.js';
+
+export class ObservedStateRepository {
+  constructor(private readonly db: SqlClient) {}
+
+  /** Not cached, so no cache to clear: the drift check reads it from the database. */
+  put(
+    principal: Principal,
+    pkg: PackageRecord,
+    resources: ObservedResource[],
+    terraformVersion: string | undefined,
+  ): Promise<{ pushedAt: string }> {
+    return this.db.transaction(async (tx) => {
+      const { rows } = await tx.query<{ pushed_at: unknown }>(
+        `INSERT INTO observed_state (package_pk, resources, resource_count, terraform_version, pushed_by)
+         VALUES ($1, $2::jsonb, $3, $4, $5)
+         ON CONFLICT (package_pk) DO UPDATE SET resources = EXCLUDED.resources, resource_count = EXCLUDED.resource_count,
+           terraform_version = EXCLUDED.terraform_version, pushed_by = EXCLUDED.pushed_by, pushed_at = now()
+         RETURNING pushed_at`,
+        [pkg.pk, JSON.stringify(resources), resources.length, terraformVersion ?? null, principal.keyName],
+      );
+      await insertAudit(tx, [
+        packageEntry(principal, pkg, 'observed_state_pushed', { resources: resources.length }),
+      ]);
+      return { pushedAt: iso(rows[0]!.pushed_at) };
+    });
+  }
+
+  async get(pkg: PackageRecord): Promise<{ resources: ObservedResource[]; pushedAt: string } | null> {
+    const { rows } = await this.db.query<{ resources: ObservedResource[]; pushed_at: unknown }>(
+      'SELECT resources, pushed_at FROM observed_state WHERE package_pk = $1',
+      [pkg.pk],
+    );
+    const row = rows[0];
+    return row ? { resources: row.resources, pushedAt: iso(row.pushed_at) } : null;
+  }
+}
