@@ -183,6 +183,23 @@ describe('text the store cannot hold (NUL, unpaired surrogates) in bodies', () =
   });
 });
 
+describe('JSON bodies are read without JSON.parse (nodejs/node#63785)', () => {
+  it('reads an escaped key as itself after a body that would mislead JSON.parse on Node 24/26', async () => {
+    // After the first body, V8 expects "\\" after "name", "plan"; JSON.parse on Node 24/26 then read the
+    // second body's last key "\n" as "\\", and the 400 named a key the client never sent.
+    const first = await api(svc, 'POST', '/v1/admin/accounts', {
+      body: '{"name":"json-a","plan":"team","\\\\":0}',
+    });
+    expect(first.status, first.text).toBe(400);
+    const second = await api<{ error: { message: string } }>(svc, 'POST', '/v1/admin/accounts', {
+      body: '{"name":"json-b","plan":"team","\\n":"x"}',
+    });
+    expect(second.status, second.text).toBe(400);
+    expect(second.body.error.message).toBe('invalid the body: Unrecognized key: "\n"');
+    expect(second.body.error.message).not.toContain('\\');
+  });
+});
+
 // Last: every request above was answered without a 500 or a failure in the service's log.
 it('no request above made the service log an error', () => {
   expect(svc.logs.filter((entry) => entry.level === 'error')).toEqual([]);

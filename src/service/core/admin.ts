@@ -1,8 +1,8 @@
 // Administration: accounts, plans and API keys (scope `admin`), plus the bootstrap key.
 import type { Store } from '../store/index.js';
+import { type AccountPlan, type Principal, SCOPES, type Scope } from '../types.js';
 import { generateApiKey, generateKeyId, hashApiKey } from './api-keys.js';
 import type { ServiceContext } from './context.js';
-import { type AccountPlan, type Principal, SCOPES, type Scope } from './types.js';
 
 /** On a first start (no key at all), TFGATE_BOOTSTRAP_API_KEY becomes the `default` account's admin key. */
 export async function bootstrap(store: Store, bootstrapKey: string | undefined): Promise<boolean> {

@@ -1,9 +1,9 @@
 // The contract's checks, in its order: 401 key, 403 scope, 403 plan, 404 package, 409 not approved.
 // (400 parameters come last, in the router.) Rate limiting sits right after the key is known.
 import type { PackageRecord, Store } from '../store/index.js';
+import { type AccountPlan, GATE_MIN_PLAN, type Principal, planAtLeast, type Scope } from '../types.js';
 import { hashApiKey, hashesEqual } from './api-keys.js';
 import { notFound, ServiceError } from './errors.js';
-import { type AccountPlan, GATE_MIN_PLAN, type Principal, planAtLeast, type Scope } from './types.js';
 
 export interface AccessRule {
   scope: Scope;

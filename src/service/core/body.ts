@@ -1,6 +1,13 @@
 // Request bodies are streamed: bytes are counted as they arrive and the upload is cut off at the limit.
-import type { IncomingMessage } from 'node:http';
+// The core sees a body as bytes and the length the sender declared, never as a Node request object.
 import { ServiceError } from './errors.js';
+
+export interface RequestBody {
+  /** The body's bytes as they arrive. */
+  stream: AsyncIterable<Uint8Array>;
+  /** The Content-Length the sender declared, if any (checked against the limit before reading). */
+  declaredLength: number | undefined;
+}
 
 export function payloadTooLarge(limit: number): ServiceError {
   return new ServiceError(
@@ -13,15 +20,14 @@ export function payloadTooLarge(limit: number): ServiceError {
 
 /** A byte-counting view of the request body; `exceeded` tells whether it was cut off at the limit. */
 export function limitedBody(
-  req: IncomingMessage,
+  body: RequestBody,
   limit: number,
 ): { chunks: AsyncIterable<Uint8Array>; exceeded(): boolean } {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) throw payloadTooLarge(limit);
+  if (body.declaredLength !== undefined && body.declaredLength > limit) throw payloadTooLarge(limit);
   let seen = 0;
   let exceeded = false;
   async function* chunks(): AsyncGenerator<Uint8Array> {
-    for await (const chunk of req as AsyncIterable<Buffer>) {
+    for await (const chunk of body.stream) {
       seen += chunk.length;
       if (seen > limit) {
         exceeded = true;
@@ -34,9 +40,9 @@ export function limitedBody(
 }
 
 /** Small bodies (JSON, designs): read whole, up to `limit` bytes. */
-export async function readSmallBody(req: IncomingMessage, limit: number): Promise<string> {
-  const { chunks } = limitedBody(req, limit);
+export async function readSmallBody(body: RequestBody, limit: number): Promise<Buffer> {
+  const { chunks } = limitedBody(body, limit);
   const parts: Buffer[] = [];
   for await (const chunk of chunks) parts.push(Buffer.from(chunk));
-  return Buffer.concat(parts).toString('utf8');
+  return Buffer.concat(parts);
 }

@@ -3,8 +3,8 @@ import { hostname } from 'node:os';
 import type { Design } from '../../design/index.js';
 import { compilePolicyData, type PolicyData, PolicyEngine } from '../../policy/index.js';
 import type { ServeConfig } from '../config.js';
-import type { Logger } from '../http/log.js';
 import type { Store } from '../store/index.js';
+import type { Logger } from './log.js';
 import type { PlatformKey } from './signing-key.js';
 
 export interface ServiceContext {

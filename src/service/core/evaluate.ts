@@ -1,15 +1,14 @@
 // Plan evaluation: the request body streamed into the plan reader, then the engine's plan entrypoint.
-import type { IncomingMessage } from 'node:http';
 import { isTfgateError } from '../../errors/index.js';
 import type { EvaluationResult, Severity } from '../../model/index.js';
 import { readObservedState, readPlan } from '../../plan/index.js';
 import { toEvaluationResult } from '../../policy/index.js';
 import { type PackageRecord, packageEntry } from '../store/index.js';
-import { limitedBody, payloadTooLarge } from './body.js';
+import type { Principal } from '../types.js';
+import { limitedBody, payloadTooLarge, type RequestBody } from './body.js';
 import type { ServiceContext } from './context.js';
 import { ServiceError } from './errors.js';
 import { refuseUnstorableText } from './storable-text.js';
-import type { Principal } from './types.js';
 
 /** Turns the reader's error into the contract's 400, keeping where it failed (offset or path). */
 function invalidInput(error: unknown, code: 'invalid_plan' | 'invalid_state', what: string): unknown {
@@ -30,10 +29,10 @@ export async function evaluatePlanUpload(
   ctx: ServiceContext,
   principal: Principal,
   pkg: PackageRecord,
-  req: IncomingMessage,
+  upload: RequestBody,
   params: { minSeverity: Severity; failStatus: boolean },
 ): Promise<{ status: 200 | 409; result: EvaluationResult }> {
-  const body = limitedBody(req, ctx.config.maxBody);
+  const body = limitedBody(upload, ctx.config.maxBody);
   const engine = await ctx.engine();
   let result: EvaluationResult;
   try {
@@ -72,9 +71,9 @@ export async function pushObservedState(
   ctx: ServiceContext,
   principal: Principal,
   pkg: PackageRecord,
-  req: IncomingMessage,
+  upload: RequestBody,
 ): Promise<{ package_id: string; resources: number; pushed_at: string }> {
-  const body = limitedBody(req, ctx.config.maxBody);
+  const body = limitedBody(upload, ctx.config.maxBody);
   let state: Awaited<ReturnType<typeof readObservedState>>;
   try {
     state = await readObservedState(body.chunks, { description: 'the request body' });

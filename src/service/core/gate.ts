@@ -1,10 +1,10 @@
 // The gate (interface §4.1): block on open findings at or above the threshold; acknowledged never block.
 import { type DriftFinding, type GateResult, type Severity, severityAtLeast } from '../../model/index.js';
 import { type PackageRecord, packageEntry } from '../store/index.js';
+import type { Principal } from '../types.js';
 import type { ServiceContext } from './context.js';
 import { runDriftCheck } from './drift.js';
 import { ServiceError } from './errors.js';
-import type { Principal } from './types.js';
 
 export interface GateParams {
   failStatus: boolean;

@@ -4,11 +4,11 @@ import { designSchema, parseDesign } from '../../design/index.js';
 import { isTfgateError } from '../../errors/index.js';
 import type { DriftFinding, FindingStatus } from '../../model/index.js';
 import type { AuditRecord, PackageRecord } from '../store/index.js';
+import type { Principal } from '../types.js';
 import { canonicalJson, sha256Hex } from './canonical.js';
 import type { ServiceContext } from './context.js';
 import { ServiceError } from './errors.js';
 import { refuseUnstorableText } from './storable-text.js';
-import type { Principal } from './types.js';
 
 export interface PackageView {
   package_id: string;

@@ -61,15 +61,19 @@ export function findUnstorableText(value: unknown): UnstorableText | undefined {
   return undefined;
 }
 
-/** Refuses `value` with a 400 of `code` when it holds text the store cannot hold, saying what and where. */
-export function refuseUnstorableText(value: unknown, code: string, what: string): void {
-  const found = findUnstorableText(value);
-  if (!found) return;
+/** The 400 of `code` for text the store cannot hold, saying what and where. */
+export function unstorableTextError(code: string, what: string, found: UnstorableText): ServiceError {
   const where = found.path === '' ? '' : ` at "${found.path}"`;
-  throw new ServiceError(
+  return new ServiceError(
     400,
     code,
     `${what} holds ${found.problem}${where}, which cannot be stored (PostgreSQL refuses it); remove it`,
     { details: { path: found.path } },
   );
+}
+
+/** Refuses `value` with a 400 of `code` when it holds text the store cannot hold, saying what and where. */
+export function refuseUnstorableText(value: unknown, code: string, what: string): void {
+  const found = findUnstorableText(value);
+  if (found) throw unstorableTextError(code, what, found);
 }

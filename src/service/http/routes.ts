@@ -1,8 +1,6 @@
 // Every route of the service, as thin adapters over the core functions in ../core.
 
-import type { z } from 'zod';
-import type { FindingStatus } from '../../model/index.js';
-import { SEVERITIES, type Severity } from '../../model/index.js';
+import { SEVERITIES } from '../../model/index.js';
 import * as admin from '../core/admin.js';
 import { packageBundle } from '../core/bundle.js';
 import { runDriftCheck } from '../core/drift.js';
@@ -10,28 +8,29 @@ import type { ServiceError } from '../core/errors.js';
 import { evaluatePlanUpload, evaluationBlockedError, pushObservedState } from '../core/evaluate.js';
 import { gate, gateBlockedError } from '../core/gate.js';
 import * as packages from '../core/packages.js';
-import { GATE_MIN_PLAN } from '../core/types.js';
-import { BOOLEAN_VALUES, type Reply, type Route, type RouteInput } from './router.js';
+import { GATE_MIN_PLAN } from '../types.js';
+import { BOOLEAN_VALUES, defineRoute, type QueryParam, type Reply, type Route } from './router.js';
 import * as s from './schemas.js';
 
 export const BASE_PATH = '/v1/analysis/conformance';
-const PKG = `${BASE_PATH}/packages/{package_id}`;
+const PKG = `${BASE_PATH}/packages/{package_id}` as const;
 
 const minSeverity = {
   description: `severity threshold: ${SEVERITIES.join(' < ')}; open findings at or above it block`,
   values: SEVERITIES,
   default: 'low',
-};
+} as const satisfies QueryParam;
 const failStatus = {
   description:
     'true: a blocked decision answers 409, so `curl -f` fails; omitted or false: always 200 (advisory)',
   values: BOOLEAN_VALUES,
   default: 'false',
-};
+} as const satisfies QueryParam;
 
 const readGated = { scope: 'compliance:read', minPlan: GATE_MIN_PLAN, pkg: 'approved' } as const;
 const readPackage = { scope: 'compliance:read', pkg: 'existing' } as const;
 const writePackage = { scope: 'compliance:write', pkg: 'existing' } as const;
+const ADMIN = { tag: 'admin', access: { scope: 'admin' } } as const;
 
 const json = (status: number, body: unknown, headers?: Record<string, string>): Reply => ({
   status,
@@ -42,11 +41,6 @@ const withError = (error: ServiceError, body: object): Reply => ({
   status: error.status,
   json: { ...body, error: { code: error.code, message: error.message } },
 });
-
-/** The handlers only run after the access rule passed, so the package is there when the rule names one. */
-const pkgOf = (input: RouteInput) => input.pkg!;
-/** The JSON body, typed by the schema the router validated it with before the handler ran. */
-const bodyOf = <S extends z.ZodType>(input: RouteInput, _validatedBy: S) => input.body as z.output<S>;
 
 function etagMatches(header: string | undefined, revision: string): boolean {
   if (!header) return false;
@@ -63,7 +57,7 @@ function etagMatches(header: string | undefined, revision: string): boolean {
 }
 
 export const ROUTES: readonly Route[] = [
-  {
+  defineRoute({
     method: 'POST',
     path: `${PKG}/gate`,
     operationId: 'gate',
@@ -90,16 +84,16 @@ export const ROUTES: readonly Route[] = [
       { status: 409, codes: ['gate_blocked', 'observed_state_missing'] },
       { status: 504, codes: ['drift_check_timeout'] },
     ],
-    async handler(input) {
-      const { status, result } = await gate(input.ctx, input.principal, pkgOf(input), {
-        failStatus: input.query.fail_status === 'true',
-        minSeverity: input.query.min_severity as Severity,
-        refresh: input.query.refresh === 'true',
+    async handler({ ctx, principal, pkg, query }) {
+      const { status, result } = await gate(ctx, principal, pkg, {
+        failStatus: query.fail_status === 'true',
+        minSeverity: query.min_severity,
+        refresh: query.refresh === 'true',
       });
       return status === 409 ? withError(gateBlockedError(result), result) : json(200, result);
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'POST',
     path: `${PKG}/evaluate/terraform`,
     operationId: 'evaluateTerraform',
@@ -126,21 +120,15 @@ export const ROUTES: readonly Route[] = [
       },
     },
     errors: [{ status: 400, codes: ['invalid_plan'] }],
-    async handler(input) {
-      const { status, result } = await evaluatePlanUpload(
-        input.ctx,
-        input.principal,
-        pkgOf(input),
-        input.req,
-        {
-          minSeverity: input.query.min_severity as Severity,
-          failStatus: input.query.fail_status === 'true',
-        },
-      );
+    async handler({ ctx, principal, pkg, query, body }) {
+      const { status, result } = await evaluatePlanUpload(ctx, principal, pkg, body, {
+        minSeverity: query.min_severity,
+        failStatus: query.fail_status === 'true',
+      });
       return status === 409 ? withError(evaluationBlockedError(result), result) : json(200, result);
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: `${PKG}/bundle`,
     operationId: 'getBundle',
@@ -154,14 +142,14 @@ export const ROUTES: readonly Route[] = [
       },
       304: { description: 'If-None-Match named the current revision' },
     },
-    async handler(input) {
-      const { revision, bytes } = await packageBundle(input.ctx, pkgOf(input));
+    async handler({ ctx, pkg, headers: request }) {
+      const { revision, bytes } = await packageBundle(ctx, pkg);
       const headers = { ETag: `"${revision}"`, 'X-Bundle-Revision': revision, 'Cache-Control': 'no-cache' };
-      if (etagMatches(input.req.headers['if-none-match'], revision)) return { status: 304, headers };
+      if (etagMatches(request['if-none-match'], revision)) return { status: 304, headers };
       return { status: 200, raw: { body: bytes, contentType: 'application/gzip' }, headers };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: `${BASE_PATH}/public-key`,
     operationId: 'getPublicKey',
@@ -176,10 +164,10 @@ export const ROUTES: readonly Route[] = [
         content: { 'application/x-pem-file': 'the PEM (SPKI) alone' },
       },
     },
-    async handler(input) {
-      const key = input.ctx.platformKey;
+    async handler({ ctx, headers: request }) {
+      const key = ctx.platformKey;
       const headers = { 'X-Key-Id': key.keyId, Vary: 'Accept' };
-      if ((input.req.headers.accept ?? '').includes('application/x-pem-file')) {
+      if ((request.accept ?? '').includes('application/x-pem-file')) {
         return {
           status: 200,
           raw: { body: key.publicKeyPem, contentType: 'application/x-pem-file' },
@@ -188,8 +176,8 @@ export const ROUTES: readonly Route[] = [
       }
       return json(200, { key_id: key.keyId, algorithm: 'RS256', public_key: key.publicKeyPem }, headers);
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'PUT',
     path: PKG,
     operationId: 'putPackage',
@@ -207,17 +195,12 @@ export const ROUTES: readonly Route[] = [
       201: { description: 'created', schema: s.packageSchema },
     },
     errors: [{ status: 400, codes: ['invalid_design'] }],
-    async handler(input) {
-      const { status, view } = await packages.putPackage(
-        input.ctx,
-        input.principal,
-        input.params.package_id!,
-        input.body as string,
-      );
+    async handler({ ctx, principal, params, body }) {
+      const { status, view } = await packages.putPackage(ctx, principal, params.package_id, body);
       return json(status, view);
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: PKG,
     operationId: 'getPackage',
@@ -225,9 +208,9 @@ export const ROUTES: readonly Route[] = [
     tag: 'management',
     access: readPackage,
     responses: { 200: { description: 'the package', schema: s.packageSchema } },
-    handler: async (input) => json(200, packages.packageView(pkgOf(input))),
-  },
-  {
+    handler: async ({ pkg }) => json(200, packages.packageView(pkg)),
+  }),
+  defineRoute({
     method: 'POST',
     path: `${PKG}/approve`,
     operationId: 'approvePackage',
@@ -237,15 +220,10 @@ export const ROUTES: readonly Route[] = [
     body: { kind: 'json', schema: s.approveRequestSchema, optional: true },
     responses: { 200: { description: 'approved', schema: s.packageSchema } },
     errors: [{ status: 409, codes: ['revision_mismatch'] }],
-    async handler(input) {
-      const body = (input.body ?? {}) as { revision?: string };
-      return json(
-        200,
-        await packages.approvePackage(input.ctx, input.principal, pkgOf(input), body.revision),
-      );
-    },
-  },
-  {
+    handler: async ({ ctx, principal, pkg, body }) =>
+      json(200, await packages.approvePackage(ctx, principal, pkg, body?.revision)),
+  }),
+  defineRoute({
     method: 'PUT',
     path: `${PKG}/observed-state`,
     operationId: 'putObservedState',
@@ -259,10 +237,10 @@ export const ROUTES: readonly Route[] = [
     },
     responses: { 200: { description: 'stored', schema: s.observedStateResponseSchema } },
     errors: [{ status: 400, codes: ['invalid_state'] }],
-    handler: async (input) =>
-      json(200, await pushObservedState(input.ctx, input.principal, pkgOf(input), input.req)),
-  },
-  {
+    handler: async ({ ctx, principal, pkg, body }) =>
+      json(200, await pushObservedState(ctx, principal, pkg, body)),
+  }),
+  defineRoute({
     method: 'POST',
     path: `${PKG}/drift-checks`,
     operationId: 'runDriftCheck',
@@ -274,9 +252,8 @@ export const ROUTES: readonly Route[] = [
       { status: 409, codes: ['observed_state_missing'] },
       { status: 504, codes: ['drift_check_timeout'] },
     ],
-    async handler(input) {
-      const pkg = pkgOf(input);
-      const outcome = await runDriftCheck(input.ctx, pkg, 'manual');
+    async handler({ ctx, pkg }) {
+      const outcome = await runDriftCheck(ctx, pkg, 'manual');
       return json(200, {
         package_id: pkg.packageId,
         checked_at: outcome.checkedAt,
@@ -286,8 +263,8 @@ export const ROUTES: readonly Route[] = [
         resolved: outcome.resolved,
       });
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: `${PKG}/findings`,
     operationId: 'listFindings',
@@ -298,17 +275,10 @@ export const ROUTES: readonly Route[] = [
       status: { description: 'only findings with this status', values: ['open', 'acknowledged', 'resolved'] },
     },
     responses: { 200: { description: 'the findings', schema: s.findingsListSchema } },
-    async handler(input) {
-      const pkg = pkgOf(input);
-      const findings = await packages.listFindings(
-        input.ctx,
-        pkg,
-        input.query.status as FindingStatus | undefined,
-      );
-      return json(200, { package_id: pkg.packageId, findings });
-    },
-  },
-  {
+    handler: async ({ ctx, pkg, query }) =>
+      json(200, { package_id: pkg.packageId, findings: await packages.listFindings(ctx, pkg, query.status) }),
+  }),
+  defineRoute({
     method: 'POST',
     path: `${PKG}/findings/{finding_id}/acknowledge`,
     operationId: 'acknowledgeFinding',
@@ -322,21 +292,10 @@ export const ROUTES: readonly Route[] = [
       { status: 404, codes: ['finding_not_found'] },
       { status: 409, codes: ['finding_resolved'] },
     ],
-    async handler(input) {
-      const { reason } = bodyOf(input, s.acknowledgeRequestSchema);
-      return json(
-        200,
-        await packages.acknowledgeFinding(
-          input.ctx,
-          input.principal,
-          pkgOf(input),
-          input.params.finding_id!,
-          reason,
-        ),
-      );
-    },
-  },
-  {
+    handler: async ({ ctx, principal, pkg, params, body }) =>
+      json(200, await packages.acknowledgeFinding(ctx, principal, pkg, params.finding_id, body.reason)),
+  }),
+  defineRoute({
     method: 'GET',
     path: `${PKG}/audit`,
     operationId: 'listAudit',
@@ -351,84 +310,65 @@ export const ROUTES: readonly Route[] = [
       limit: { description: 'at most this many entries', integer: { min: 1, max: 1000 }, default: '100' },
     },
     responses: { 200: { description: 'entries, oldest first', schema: s.auditListSchema } },
-    async handler(input) {
-      const pkg = pkgOf(input);
-      const limit = Number(input.query.limit);
-      const entries = await packages.listAudit(input.ctx, pkg, { after: input.query.after, limit });
+    async handler({ ctx, pkg, query }) {
+      const limit = Number(query.limit);
+      const entries = await packages.listAudit(ctx, pkg, { after: query.after, limit });
       return json(200, {
         package_id: pkg.packageId,
         entries,
         next_after: entries.length === limit ? entries[entries.length - 1]!.id : null,
       });
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'POST',
     path: '/v1/admin/accounts',
     operationId: 'createAccount',
     summary: 'Create an account with a plan',
-    tag: 'admin',
-    access: { scope: 'admin' },
+    ...ADMIN,
     body: { kind: 'json', schema: s.createAccountSchema },
     responses: { 201: { description: 'created', schema: s.accountSchema } },
     errors: [{ status: 409, codes: ['account_exists'] }],
-    async handler(input) {
-      const body = bodyOf(input, s.createAccountSchema);
-      return json(201, await admin.createAccount(input.ctx, input.principal, body.name, body.plan));
-    },
-  },
-  {
+    handler: async ({ ctx, principal, body }) =>
+      json(201, await admin.createAccount(ctx, principal, body.name, body.plan)),
+  }),
+  defineRoute({
     method: 'PATCH',
     path: '/v1/admin/accounts/{name}',
     operationId: 'updateAccount',
     summary: "Change an account's plan",
-    tag: 'admin',
-    access: { scope: 'admin' },
+    ...ADMIN,
     body: { kind: 'json', schema: s.patchAccountSchema },
     responses: { 200: { description: 'updated', schema: s.accountSchema } },
     errors: [{ status: 404, codes: ['account_not_found'] }],
-    async handler(input) {
-      const body = bodyOf(input, s.patchAccountSchema);
-      return json(
-        200,
-        await admin.updateAccountPlan(input.ctx, input.principal, input.params.name!, body.plan),
-      );
-    },
-  },
-  {
+    handler: async ({ ctx, principal, params, body }) =>
+      json(200, await admin.updateAccountPlan(ctx, principal, params.name, body.plan)),
+  }),
+  defineRoute({
     method: 'POST',
     path: '/v1/admin/accounts/{name}/api-keys',
     operationId: 'createApiKey',
     summary: 'Create an API key; the key is in this response only',
-    tag: 'admin',
-    access: { scope: 'admin' },
+    ...ADMIN,
     body: { kind: 'json', schema: s.createApiKeySchema },
     responses: { 201: { description: 'created', schema: s.createdApiKeySchema } },
     errors: [{ status: 404, codes: ['account_not_found'] }],
-    async handler(input) {
-      const body = bodyOf(input, s.createApiKeySchema);
-      const created = await admin.createApiKey(
-        input.ctx,
-        input.principal,
-        input.params.name!,
-        body.name,
-        body.scopes,
-      );
+    async handler({ ctx, principal, params, body }) {
+      const created = await admin.createApiKey(ctx, principal, params.name, body.name, body.scopes);
       return json(201, created, { 'Cache-Control': 'no-store' });
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'DELETE',
     path: '/v1/admin/api-keys/{id}',
     operationId: 'revokeApiKey',
     summary: 'Revoke an API key, at once',
-    tag: 'admin',
-    access: { scope: 'admin' },
+    ...ADMIN,
     responses: { 204: { description: 'revoked' } },
     errors: [{ status: 404, codes: ['api_key_not_found'] }],
-    async handler(input) {
-      await admin.revokeApiKey(input.ctx, input.principal, input.params.id!);
+    async handler({ ctx, principal, params }) {
+      await admin.revokeApiKey(ctx, principal, params.id);
       return { status: 204 };
     },
-  },
+  }),
 ];

@@ -8,7 +8,7 @@ import {
   driftFindingSchema,
   timestampSchema as timestamp,
 } from '../../schemas/contract.js';
-import { ACCOUNT_PLANS, SCOPES } from '../core/types.js';
+import { ACCOUNT_PLANS, SCOPES } from '../types.js';
 
 export {
   driftFindingSchema,

@@ -3,15 +3,14 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { authenticate, authorize } from '../core/auth.js';
-import { readSmallBody } from '../core/body.js';
 import type { ServiceContext } from '../core/context.js';
 import { ServiceError } from '../core/errors.js';
-import { refuseUnstorableText } from '../core/storable-text.js';
-import type { Principal } from '../core/types.js';
 import { type PackageRecord, StoreError } from '../store/index.js';
+import type { Principal } from '../types.js';
 import { buildOpenApi } from './openapi.js';
 import { RateLimiter } from './rate-limit.js';
-import { compileRoutes, match, parseQuery, type Reply, type Route } from './router.js';
+import { readRequestBody } from './request-body.js';
+import { compileRoutes, defineRoute, match, parseQuery, type Reply, type Route } from './router.js';
 import { BASE_PATH, ROUTES } from './routes.js';
 import { healthSchema } from './schemas.js';
 import { storeErrorReply } from './store-errors.js';
@@ -21,19 +20,6 @@ export interface ServiceServer {
   routes: readonly Route[];
   /** Stops accepting, lets in-flight requests finish (up to `timeoutMs`), then closes what is left. */
   shutdown(timeoutMs: number): Promise<void>;
-}
-
-function mediaType(req: IncomingMessage): string {
-  return (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-}
-
-function unsupportedMediaType(got: string, allowed: readonly string[]): ServiceError {
-  return new ServiceError(
-    415,
-    'unsupported_media_type',
-    `Content-Type ${got ? `"${got}"` : '(none)'} is not accepted here; send ${allowed.join(' or ')}`,
-    { details: { allowed } },
-  );
 }
 
 function requestUrl(target: string | undefined): URL {
@@ -76,7 +62,7 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
 export function createServiceServer(ctx: ServiceContext, version: string): ServiceServer {
   let draining = false;
   const operational: Route[] = [
-    {
+    defineRoute({
       method: 'GET',
       path: '/healthz',
       operationId: 'healthz',
@@ -85,8 +71,8 @@ export function createServiceServer(ctx: ServiceContext, version: string): Servi
       access: null,
       responses: { 200: { description: 'alive', schema: healthSchema } },
       handler: async () => ({ status: 200, json: { status: 'ok' } }),
-    },
-    {
+    }),
+    defineRoute({
       method: 'GET',
       path: '/readyz',
       operationId: 'readyz',
@@ -97,17 +83,17 @@ export function createServiceServer(ctx: ServiceContext, version: string): Servi
         200: { description: 'ready', schema: healthSchema },
         503: { description: 'not ready', schema: healthSchema },
       },
-      async handler(input) {
+      async handler({ ctx }) {
         if (draining) return { status: 503, json: { status: 'shutting_down' } };
         try {
-          await input.ctx.store.ping();
+          await ctx.store.ping();
           return { status: 200, json: { status: 'ready' } };
         } catch {
           return { status: 503, json: { status: 'store_unavailable' } };
         }
       },
-    },
-    {
+    }),
+    defineRoute({
       method: 'GET',
       path: `${BASE_PATH}/openapi.json`,
       operationId: 'openapi',
@@ -116,7 +102,7 @@ export function createServiceServer(ctx: ServiceContext, version: string): Servi
       access: null,
       responses: { 200: { description: 'the document' } },
       handler: async () => ({ status: 200, json: openapi }),
-    },
+    }),
   ];
   const routes = [...ROUTES, ...operational];
   const openapi = buildOpenApi(routes, version);
@@ -178,44 +164,9 @@ export function createServiceServer(ctx: ServiceContext, version: string): Servi
       ({ principal, pkg } = authorize(authenticated, route.access, params.package_id));
     }
     if (invalidParameter) throw invalidParameter;
-    const query = parseQuery(route, url.searchParams);
-    let body: unknown;
-    if (route.body) {
-      const type = mediaType(req);
-      if (route.body.kind === 'json') {
-        const hasBody =
-          Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
-        if (hasBody || !route.body.optional) {
-          if (type !== 'application/json') throw unsupportedMediaType(type, ['application/json']);
-          const text = await readSmallBody(req, ctx.config.maxJsonBody);
-          let parsed: unknown;
-          try {
-            parsed = JSON.parse(text);
-          } catch (error) {
-            throw new ServiceError(
-              400,
-              'invalid_parameter',
-              `the request body is not JSON: ${(error as Error).message}`,
-            );
-          }
-          const result = route.body.schema.safeParse(parsed);
-          if (!result.success) {
-            const issue = result.error.issues[0]!;
-            const where = issue.path.length > 0 ? `"${issue.path.join('.')}"` : 'the body';
-            throw new ServiceError(400, 'invalid_parameter', `invalid ${where}: ${issue.message}`, {
-              details: { path: issue.path.map(String) },
-            });
-          }
-          refuseUnstorableText(result.data, 'invalid_parameter', 'the request body');
-          body = result.data;
-        }
-      } else {
-        if (!route.body.contentTypes.includes(type))
-          throw unsupportedMediaType(type, route.body.contentTypes);
-        if (route.body.kind === 'text') body = await readSmallBody(req, ctx.config.maxJsonBody);
-      }
-    }
-    return route.handler({ ctx, req, params, query, body, principal: principal!, pkg });
+    const query = parseQuery(route.query, url.searchParams);
+    const body = await readRequestBody(req, route.body, ctx.config.maxJsonBody);
+    return route.handler({ ctx, headers: req.headers, params, query, body, principal, pkg });
   }
 
   function send(res: ServerResponse, reply: Reply, requestId: string): void {

@@ -1,5 +1,5 @@
 // Accounts and their plans (admin writes). A plan change clears the key cache: keys carry their account's plan.
-import type { AccountPlan, Principal } from '../core/types.js';
+import type { AccountPlan, Principal } from '../types.js';
 import { actorEntry, insertAudit } from './audit.js';
 import { type StoreCaches, writeKeys } from './caches.js';
 import { ConflictError, NotFoundError } from './errors.js';

@@ -1,5 +1,5 @@
 // API keys: the bootstrap key, the hot path's key lookup, and the admin writes (create, revoke).
-import type { Principal, Scope } from '../core/types.js';
+import type { Principal, Scope } from '../types.js';
 import { accountNotFound } from './accounts.js';
 import { actorEntry, insertAudit } from './audit.js';
 import { type StoreCaches, writeKeys } from './caches.js';

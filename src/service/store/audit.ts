@@ -1,6 +1,6 @@
 // The audit log: rows written inside other writes' transactions, the gate's and the evaluation's rows by
 // group commit, and the paged read. Append-only (a trigger refuses UPDATE and DELETE).
-import type { Principal } from '../core/types.js';
+import type { Principal } from '../types.js';
 import { iso, type PackageRecord } from './rows.js';
 import type { SqlClient, SqlExecutor } from './sql.js';
 

@@ -66,29 +66,33 @@ export function createCaches(kind: SqlClient['kind']): StoreCaches {
   };
 }
 
-/** A transaction that writes keys or accounts: the key cache is cleared after it, committed or not. */
-export async function writeKeys<T>(
+/** Runs a write transaction, then clears `stale` (committed or not): what it wrote may be cached there. */
+async function writeAndClear<T>(
   db: SqlClient,
-  caches: StoreCaches,
+  stale: ReadonlyArray<{ clear(): void }>,
   fn: (tx: SqlExecutor) => Promise<T>,
 ): Promise<T> {
   try {
     return await db.transaction(fn);
   } finally {
-    caches.keys.clear();
+    for (const cache of stale) cache.clear();
   }
 }
 
-/** A transaction that writes packages or findings: their caches are cleared after it, committed or not. */
-export async function writeState<T>(
+/** A transaction that writes keys or accounts: the key cache is cleared after it. */
+export function writeKeys<T>(
   db: SqlClient,
   caches: StoreCaches,
   fn: (tx: SqlExecutor) => Promise<T>,
 ): Promise<T> {
-  try {
-    return await db.transaction(fn);
-  } finally {
-    caches.packages.clear();
-    caches.unresolvedFindings.clear();
-  }
+  return writeAndClear(db, [caches.keys], fn);
+}
+
+/** A transaction that writes packages or findings: their caches are cleared after it. */
+export function writeState<T>(
+  db: SqlClient,
+  caches: StoreCaches,
+  fn: (tx: SqlExecutor) => Promise<T>,
+): Promise<T> {
+  return writeAndClear(db, [caches.packages, caches.unresolvedFindings], fn);
 }

@@ -1,6 +1,6 @@
 // Drift findings and their acknowledgements. The drift check writes findings (drift-checks.ts).
 import type { DriftFinding, FindingStatus } from '../../model/index.js';
-import type { Principal } from '../core/types.js';
+import type { Principal } from '../types.js';
 import { insertAudit, packageEntry } from './audit.js';
 import { type StoreCaches, writeState } from './caches.js';
 import { ConflictError, NotFoundError } from './errors.js';

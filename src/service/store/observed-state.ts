@@ -1,6 +1,6 @@
 // A package's observed state: the resources read from `terraform show -json` on its state, one per package.
 import type { ObservedResource } from '../../model/index.js';
-import type { Principal } from '../core/types.js';
+import type { Principal } from '../types.js';
 import { insertAudit, packageEntry } from './audit.js';
 import { iso, type PackageRecord } from './rows.js';
 import type { SqlClient } from './sql.js';

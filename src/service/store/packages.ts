@@ -1,6 +1,6 @@
 // Packages: the design, its revision and approval, and the scheduler's claim of due drift checks.
 import type { Design } from '../../design/index.js';
-import type { Principal } from '../core/types.js';
+import type { Principal } from '../types.js';
 import { actorEntry, insertAudit, packageEntry } from './audit.js';
 import { type StoreCaches, writeState } from './caches.js';
 import { ConflictError } from './errors.js';

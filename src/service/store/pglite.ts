@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { UsageError } from '../../errors/index.js';
-import type { SqlClient, SqlExecutor, SqlRows } from './sql.js';
+import { type SqlClient, sqlExecutor } from './sql.js';
 
 function alive(pid: number): boolean {
   try {
@@ -92,20 +92,10 @@ export async function openEmbedded(dataDir: string): Promise<SqlClient> {
     unlock();
     throw damagedDataDir(dataDir, dbDir, error);
   }
-  const executor = (q: Pick<PGlite, 'query' | 'exec'>): SqlExecutor => ({
-    async query<T>(text: string, params: unknown[] = []): Promise<SqlRows<T>> {
-      const result = await q.query<T>(text, params);
-      return { rows: result.rows };
-    },
-    async exec(script: string): Promise<void> {
-      await q.exec(script);
-    },
-  });
-  const self = executor(db);
+  const executor = (q: Pick<PGlite, 'query' | 'exec'>) => sqlExecutor(q, (script) => q.exec(script));
   return {
+    ...executor(db),
     kind: 'embedded',
-    query: self.query,
-    exec: self.exec,
     transaction: (fn) => db.transaction((tx) => fn(executor(tx))),
     close: async () => {
       try {

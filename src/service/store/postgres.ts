@@ -1,6 +1,6 @@
 // PostgreSQL backend (node-postgres pool), for many instances sharing one database.
 import pg from 'pg';
-import type { SqlClient, SqlExecutor, SqlRows } from './sql.js';
+import { type SqlClient, sqlExecutor } from './sql.js';
 
 // Timestamps come back as Date and counts are cast to int in SQL, so both backends return the same shapes.
 export async function openPostgres(connectionString: string, poolSize = 10): Promise<SqlClient> {
@@ -8,27 +8,16 @@ export async function openPostgres(connectionString: string, poolSize = 10): Pro
   // Fail at start-up, not on the first request, when the database is unreachable.
   const probe = await pool.connect();
   probe.release();
-  const executor = (q: pg.Pool | pg.PoolClient): SqlExecutor => ({
-    async query<T>(text: string, params: unknown[] = []): Promise<SqlRows<T>> {
-      const result = await q.query(text, params);
-      return { rows: result.rows as T[] };
-    },
-    async exec(script: string): Promise<void> {
-      await q.query(script);
-    },
-  });
-  const self = executor(pool);
   return {
+    ...sqlExecutor(pool),
     kind: 'postgres',
-    query: self.query,
-    exec: self.exec,
     async transaction(fn) {
       // A deadlock or serialization failure aborts the whole transaction, so running it again is safe.
       for (let attempt = 1; ; attempt++) {
         const client = await pool.connect();
         try {
           await client.query('BEGIN');
-          const result = await fn(executor(client));
+          const result = await fn(sqlExecutor(client));
           await client.query('COMMIT');
           return result;
         } catch (error) {

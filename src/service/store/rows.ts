@@ -1,7 +1,7 @@
 // The records the store returns, and how a database row becomes one. Shared by every repository.
 import type { Design } from '../../design/index.js';
 import type { DriftFinding, DriftRule, FindingStatus, Severity } from '../../model/index.js';
-import type { AccountPlan, Principal, Scope } from '../core/types.js';
+import type { AccountPlan, Principal, Scope } from '../types.js';
 
 export interface PackageRecord {
   pk: number;

@@ -17,3 +17,19 @@ export interface SqlClient extends SqlExecutor {
   close(): Promise<void>;
   readonly kind: 'embedded' | 'postgres';
 }
+
+/** A driver (PGlite, or a node-postgres pool or client) as the seam; scripts run through `query` unless given. */
+export function sqlExecutor(
+  driver: { query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }> },
+  exec: (script: string) => Promise<unknown> = (script) => driver.query(script),
+): SqlExecutor {
+  return {
+    async query<T>(text: string, params: unknown[] = []): Promise<SqlRows<T>> {
+      const result = await driver.query(text, params);
+      return { rows: result.rows as T[] };
+    },
+    async exec(script: string): Promise<void> {
+      await exec(script);
+    },
+  };
+}

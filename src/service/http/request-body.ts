@@ -1,0 +1,92 @@
+// The request's body as each route's spec says: its media type checked (415), JSON read by the untrusted-JSON
+// reader within the small-body limit and validated by the route's schema, text read whole, or a stream.
+import type { IncomingMessage } from 'node:http';
+import type { ZodType } from 'zod';
+import { JsonScanError, parseUntrustedJson } from '../../json/untrusted.js';
+import { type RequestBody, readSmallBody } from '../core/body.js';
+import { ServiceError } from '../core/errors.js';
+import { refuseUnstorableText, unstorableTextError } from '../core/storable-text.js';
+import type { BodySpec } from './router.js';
+
+function mediaType(req: IncomingMessage): string {
+  return (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+function unsupportedMediaType(got: string, allowed: readonly string[]): ServiceError {
+  return new ServiceError(
+    415,
+    'unsupported_media_type',
+    `Content-Type ${got ? `"${got}"` : '(none)'} is not accepted here; send ${allowed.join(' or ')}`,
+    { details: { allowed } },
+  );
+}
+
+/** The body as bytes and its declared length: what the core reads, never the Node request itself. */
+export function requestBody(req: IncomingMessage): RequestBody {
+  const declared = Number(req.headers['content-length']);
+  return { stream: req, declaredLength: Number.isFinite(declared) ? declared : undefined };
+}
+
+const LONE_SURROGATE = /^an unpaired surrogate \(U\+([0-9A-F]{4})/;
+
+/** The reader's path ("$.a.b[1]") in the store check's dotted form ("a.b.1"). */
+function dottedPath(path: string | undefined): string {
+  return (path ?? '$')
+    .replace(/^\$/, '')
+    .replace(/\[(\d+)\]/g, '.$1')
+    .replace(/^\./, '');
+}
+
+/** A body that is not JSON is 400; an unpaired surrogate is named as the store's check names it. */
+function notJson(error: unknown): unknown {
+  if (!(error instanceof JsonScanError)) return error;
+  const surrogate = LONE_SURROGATE.exec(error.reason);
+  if (surrogate) {
+    return unstorableTextError('invalid_parameter', 'the request body', {
+      path: dottedPath(error.path),
+      problem: `an unpaired surrogate (U+${surrogate[1]})`,
+    });
+  }
+  return new ServiceError(400, 'invalid_parameter', `the request body is not JSON: ${error.message}`);
+}
+
+async function readJson(req: IncomingMessage, schema: ZodType, limit: number): Promise<unknown> {
+  const bytes = await readSmallBody(requestBody(req), limit);
+  let parsed: unknown;
+  try {
+    // Not JSON.parse: on Node 24/26 it can read an escaped key as another (nodejs/node#63785).
+    parsed = parseUntrustedJson(bytes, limit);
+  } catch (error) {
+    throw notJson(error);
+  }
+  const result = schema.safeParse(parsed);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    const where = issue.path.length > 0 ? `"${issue.path.join('.')}"` : 'the body';
+    throw new ServiceError(400, 'invalid_parameter', `invalid ${where}: ${issue.message}`, {
+      details: { path: issue.path.map(String) },
+    });
+  }
+  refuseUnstorableText(result.data, 'invalid_parameter', 'the request body');
+  return result.data;
+}
+
+/** Reads the body `spec` describes: the parsed JSON (undefined when optional and absent), text, or the stream. */
+export async function readRequestBody(
+  req: IncomingMessage,
+  spec: BodySpec | undefined,
+  limit: number,
+): Promise<unknown> {
+  if (!spec) return undefined;
+  const type = mediaType(req);
+  if (spec.kind === 'json') {
+    const hasBody =
+      Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+    if (!hasBody && spec.optional) return undefined;
+    if (type !== 'application/json') throw unsupportedMediaType(type, ['application/json']);
+    return readJson(req, spec.schema, limit);
+  }
+  if (!spec.contentTypes.includes(type)) throw unsupportedMediaType(type, spec.contentTypes);
+  if (spec.kind === 'text') return (await readSmallBody(requestBody(req), limit)).toString('utf8');
+  return requestBody(req);
+}
