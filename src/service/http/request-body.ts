@@ -74,10 +74,9 @@ async function readJson(req: IncomingMessage, schema: ZodType, limit: number): P
 /** Reads the body `spec` describes: the parsed JSON (undefined when optional and absent), text, or the stream. */
 export async function readRequestBody(
   req: IncomingMessage,
-  spec: BodySpec | undefined,
+  spec: BodySpec,
   limit: number,
 ): Promise<unknown> {
-  if (!spec) return undefined;
   const type = mediaType(req);
   if (spec.kind === 'json') {
     const hasBody =

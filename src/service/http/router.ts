@@ -1,9 +1,8 @@
 // Our own small typed router: routes are data (method, path, access rule, query table, body, responses,
 // handler) and each handler gets its path parameters, query, body, principal and package typed from that
-// same data. Chosen over Hono (@hono/zod-openapi on @hono/node-server) by measurement on Node 26, this
-// machine, the gate's request shape (bench in src/service/README.md, "Routing"): node:http with this
-// route table answered 6,969 req/s with 1 client and 39,479 with 50; Hono 5,154 and 15,659–23,721. The
-// gate spends ~80 µs a request in the service, so Hono's ~17 µs per request would cost it ~15–20%.
+// same data. Chosen over Hono (@hono/zod-openapi on @hono/node-server) by measurement on Node 26 with the
+// gate's request shape (src/service/README.md, "Routing"): node:http with this route table answered ~39,500
+// req/s with 50 clients, Hono ~16,000–24,000; Hono's ~17 µs more per request would cost the gate ~15–20%.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { z } from 'zod';
 import type { AccessRule } from '../core/auth.js';

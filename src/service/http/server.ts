@@ -165,7 +165,7 @@ export function createServiceServer(ctx: ServiceContext, version: string): Servi
     }
     if (invalidParameter) throw invalidParameter;
     const query = parseQuery(route.query, url.searchParams);
-    const body = await readRequestBody(req, route.body, ctx.config.maxJsonBody);
+    const body = route.body ? await readRequestBody(req, route.body, ctx.config.maxJsonBody) : undefined;
     return route.handler({ ctx, headers: req.headers, params, query, body, principal, pkg });
   }
 

@@ -7,8 +7,11 @@ import type { SqlClient, SqlExecutor } from './sql.js';
 
 export interface ReadCache<K, V> {
   readonly name: string;
-  /** The cached value, or `load()`'s; a read that a concurrent clear() made stale is used, not kept. */
-  read(key: K, load: () => Promise<V>): Promise<V>;
+  /**
+   * The cached value (at once, no promise: the gate's hot path), or `load()`'s; a load that a concurrent
+   * clear() made stale is used, not kept.
+   */
+  read(key: K, load: () => Promise<V>): V | Promise<V>;
   clear(): void;
 }
 
@@ -20,8 +23,12 @@ class MemoryCache<K, V> implements ReadCache<K, V> {
 
   constructor(readonly name: string) {}
 
-  async read(key: K, load: () => Promise<V>): Promise<V> {
+  read(key: K, load: () => Promise<V>): V | Promise<V> {
     if (this.#entries.has(key)) return this.#entries.get(key) as V;
+    return this.#load(key, load);
+  }
+
+  async #load(key: K, load: () => Promise<V>): Promise<V> {
     const generation = this.#generation;
     const value = await load();
     if (generation === this.#generation) {

@@ -23,7 +23,7 @@ export class FindingRepository {
   }
 
   /** The gate's one findings query: everything not resolved. */
-  unresolved(pkg: PackageRecord): Promise<DriftFinding[]> {
+  async unresolved(pkg: PackageRecord): Promise<DriftFinding[]> {
     return this.caches.unresolvedFindings.read(pkg.pk, async () => {
       const { rows } = await this.db.query<FindingRow>(
         `SELECT ${FINDING_COLUMNS} FROM findings WHERE package_pk = $1 AND status <> 'resolved' ORDER BY id`,

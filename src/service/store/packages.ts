@@ -13,7 +13,7 @@ export class PackageRepository {
     private readonly caches: StoreCaches,
   ) {}
 
-  get(account: string, packageId: string): Promise<PackageRecord | null> {
+  async get(account: string, packageId: string): Promise<PackageRecord | null> {
     return this.caches.packages.read(`${account}\u0000${packageId}`, async () => {
       const { rows } = await this.db.query<PackageRow>(
         `SELECT ${PACKAGE_COLUMNS} FROM packages p WHERE p.account = $1 AND p.package_id = $2`,
