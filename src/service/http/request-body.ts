@@ -72,11 +72,7 @@ async function readJson(req: IncomingMessage, schema: ZodType, limit: number): P
 }
 
 /** Reads the body `spec` describes: the parsed JSON (undefined when optional and absent), text, or the stream. */
-export async function readRequestBody(
-  req: IncomingMessage,
-  spec: BodySpec,
-  limit: number,
-): Promise<unknown> {
+export async function readRequestBody(req: IncomingMessage, spec: BodySpec, limit: number): Promise<unknown> {
   const type = mediaType(req);
   if (spec.kind === 'json') {
     const hasBody =
