@@ -6,7 +6,7 @@
 //   2 evaluate    policy (the engine and the signed bundle)
 //   3 report      report (renderers and report targets: an observer of results)
 //   4 adapters    client (the one service client), terraform (the one terraform runner)
-//   5 products    cdktf (the aspect), service (the reference service: store < core < http, below)
+//   5 products    cdktf (the aspect), service (the reference service: types < store < core < http, below)
 //   6 commands    commands (async fn(options) -> result), options (option pieces the commands share)
 //   7 entry       cli (flags -> options, the one top-level catch), index.ts (the library API)
 const LAYERS = [
@@ -53,37 +53,24 @@ module.exports = {
     {
       name: 'service-store-speaks-the-domain',
       comment:
-        'the store returns domain results and errors; the HTTP layer maps them. TEMPORARY exception, being fixed by the service work of issue 9: store.ts still throws ServiceError (an HTTP status) from core/errors.ts',
+        'the store returns domain results and throws its own errors; the core and the HTTP layer map them (service/types.ts is the shared vocabulary, below all three)',
       severity: 'error',
-      from: { path: '^src/service/store/', pathNot: '^src/service/store/store\\.ts$' },
-      // core/types.ts is the domain's vocabulary (records, scopes), shared by store and core.
-      to: { path: '^src/service/(core|http)/', pathNot: '^src/service/core/types\\.ts$' },
-    },
-    {
-      name: 'service-store-speaks-the-domain-temporary',
-      comment:
-        'TEMPORARY (issue 9, service work): store.ts may import only core/errors.ts above it, nothing else',
-      severity: 'error',
-      from: { path: '^src/service/store/store\\.ts$' },
-      to: { path: '^src/service/(core|http)/', pathNot: '^src/service/core/(errors|types)\\.ts$' },
+      from: { path: '^src/service/store/' },
+      to: { path: '^src/service/(core|http|scheduler|config|index)' },
     },
     {
       name: 'service-core-below-http',
-      comment:
-        'the core takes streams and domain values, never the HTTP layer. TEMPORARY exception, being fixed by the service work of issue 9: core/context.ts imports the Logger type from http/log.ts',
+      comment: 'the core takes streams and domain values, never the HTTP layer',
       severity: 'error',
       from: { path: '^src/service/core/' },
-      to: {
-        path: '^src/service/http/',
-        pathNot: '^src/service/http/log\\.ts$',
-      },
+      to: { path: '^src/service/http/' },
     },
     {
-      name: 'service-core-below-http-temporary',
-      comment: 'TEMPORARY (issue 9, service work): only core/context.ts may import http/log.ts',
+      name: 'service-types-are-the-bottom',
+      comment: 'service/types.ts is the vocabulary store, core and http share: it imports none of them',
       severity: 'error',
-      from: { path: '^src/service/core/', pathNot: '^src/service/core/context\\.ts$' },
-      to: { path: '^src/service/http/log\\.ts$' },
+      from: { path: '^src/service/types\\.ts$' },
+      to: { path: '^src/service/(store|core|http)/' },
     },
   ],
   options: {
