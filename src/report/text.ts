@@ -3,6 +3,7 @@ import type { Severity } from '../model/index.js';
 import { type Painter, painter } from './color.js';
 import { describeRule } from './rules.js';
 import type { ReportRenderOptions, ReportSubject } from './subject.js';
+import { terminalSafeView } from './terminal-safe.js';
 import { decisionLine, type FindingRow, locationText, type ReportView, viewOf } from './view.js';
 
 const COLUMNS = ['RULE', 'SEVERITY', 'ADDRESS', 'KIND', 'WHY'] as const;
@@ -51,7 +52,7 @@ function headline(view: ReportView, p: Painter): string {
 
 export function renderText(subject: ReportSubject, options: ReportRenderOptions): string {
   const p = painter(options.color);
-  const view = viewOf(subject);
+  const view = terminalSafeView(viewOf(subject));
   const out: string[] = [headline(view, p)];
 
   const open = view.rows.filter((r) => r.status !== 'acknowledged');

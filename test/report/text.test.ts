@@ -78,4 +78,23 @@ describe('text report (Atlantis custom_policy_check reads it)', () => {
     expect(renderReport(subject, 'text', plain)).not.toContain('\u001b[');
     expect(renderReport(subject, 'text', { color: true })).toContain('\u001b[31m');
   });
+
+  it('shows control characters and bidi overrides from plans and reasons as escapes, never sends them', () => {
+    const hostile = gate({
+      blocking: [
+        {
+          ...gate().blocking[0]!,
+          address: 'aws_db_instance.ledger\u001b]8;;http://evil\u0007\rPASS',
+          message: 'gone\u001b[2J',
+        },
+      ],
+    });
+    hostile.acknowledged[0]!.acknowledgement!.reason = 'ok\u202etxt.exe\nFAKE: line';
+    const out = renderReport({ kind: 'gate', result: hostile }, 'text', plain);
+    expect(out).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
+    expect(out).toContain('aws_db_instance.ledger\\u001b]8;;http://evil\\u0007\\u000dPASS');
+    expect(out).toContain('ok\\u202etxt.exe\\u000aFAKE: line');
+    // Colour still works: the painter's own escapes are added after the view is made safe.
+    expect(renderReport({ kind: 'gate', result: hostile }, 'text', { color: true })).toContain('\u001b[');
+  });
 });

@@ -1,0 +1,23 @@
+// Plan addresses, messages, acknowledgement reasons and ids come from plans, state and users, and the text
+// report goes to a terminal or a CI log: a control character there is a command (ESC starts a terminal
+// escape sequence, CR rewrites the line) and a bidirectional override reorders what a reviewer reads. They
+// are shown as visible \u escapes instead, so what is printed is what was given.
+import type { ReportView } from './view.js';
+
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+export function terminalSafe(text: string): string {
+  return text.replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** The view with every string shown to a reader made terminal-safe. */
+export function terminalSafeView(view: ReportView): ReportView {
+  const safe = <T>(value: T): T => {
+    if (typeof value === 'string') return terminalSafe(value) as T;
+    if (Array.isArray(value)) return value.map(safe) as T;
+    if (value !== null && typeof value === 'object')
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, safe(v)])) as T;
+    return value;
+  };
+  return safe(view);
+}
