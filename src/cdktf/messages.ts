@@ -1,5 +1,6 @@
 // What the aspect says about a finding at synth time: one line naming the rule, severity, construct, type,
 // kind, address and the design's rule, led by its outcome.
+import { ADVISORY_PREFIX } from '../errors/advisory.js';
 import type { Severity } from '../model/index.js';
 import type { SynthFinding } from './evaluate-stack.js';
 
@@ -13,8 +14,8 @@ export function findingMessage(finding: SynthFinding, context: MessageContext): 
   const lead = {
     blocking: '[tfgate]',
     acknowledged: `[tfgate] acknowledged (reason: ${finding.reason ?? ''}):`,
-    // The aspect's own advisory wording: a synth warning, not the CLI's ADVISORY MODE banner.
-    advisory: '[tfgate] advisory, not blocking:',
+    // A synth warning per finding, led like every advisory notice so one log search finds them all.
+    advisory: `[tfgate] ${ADVISORY_PREFIX}, not blocking:`,
     below_threshold: `[tfgate] below min severity ${context.minSeverity}, not blocking:`,
   }[finding.outcome];
   const kinds = context.sanctionedKinds;

@@ -100,7 +100,7 @@ describe.each(TOOLKITS)('ConformanceAspect with %s', (toolkitName, tk) => {
 
     const warnings = warningsOn(queue!);
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatch(/^\[tfgate\] advisory, not blocking: unsanctioned_creation \(high\)/);
+    expect(warnings[0]).toMatch(/^\[tfgate\] ADVISORY MODE, not blocking: unsanctioned_creation \(high\)/);
     const record = readStackJson(out.dir, 'main')['//']?.tfgate?.['cdktf-test'];
     expect(record?.mode).toBe('advisory');
     expect(record?.warnings).toEqual([

@@ -415,7 +415,7 @@ for (const { title, cli } of CLIS) {
     it('prints advisory findings as CLI warnings and synthesizes', async () => {
       const run = await cliSynth(cli!, { auditQueue: true }, { TFGATE_ADVISORY: 'true' });
       expect(run.exitCode).toBe(0);
-      expect(run.output).toMatch(/WARN \[storage\/audit\/queue\]: \[tfgate\] advisory, not blocking/);
+      expect(run.output).toMatch(/WARN \[storage\/audit\/queue\]: \[tfgate\] ADVISORY MODE, not blocking/);
     });
   });
 }
