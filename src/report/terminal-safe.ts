@@ -4,6 +4,7 @@
 // are shown as visible \u escapes instead, so what is printed is what was given.
 import type { ReportView } from './view.js';
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this regex's purpose
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 export function terminalSafe(text: string): string {

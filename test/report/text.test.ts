@@ -91,6 +91,7 @@ describe('text report (Atlantis custom_policy_check reads it)', () => {
     });
     hostile.acknowledged[0]!.acknowledgement!.reason = 'ok\u202etxt.exe\nFAKE: line';
     const out = renderReport({ kind: 'gate', result: hostile }, 'text', plain);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the test looks for control characters
     expect(out).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
     expect(out).toContain('aws_db_instance.ledger\\u001b]8;;http://evil\\u0007\\u000dPASS');
     expect(out).toContain('ok\\u202etxt.exe\\u000aFAKE: line');

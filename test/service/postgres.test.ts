@@ -93,7 +93,9 @@ describe('two instances on one PostgreSQL', () => {
       expect(rows.length).toBeLessThanOrEqual(Math.ceil(windowMs / INTERVAL_MS) + 1);
       for (let i = 1; i < rows.length; i++) {
         const gap = rows[i]!.started.getTime() - rows[i - 1]!.started.getTime();
-        expect(gap, `checks ${i - 1} and ${i}`).toBeGreaterThanOrEqual(INTERVAL_MS - 100);
+        // started_at is taken when the instance starts the check, after the claim (which the database times):
+        // under load that lag varies by a few hundred ms, so two checks in one interval show as a gap near 0.
+        expect(gap, `checks ${i - 1} and ${i}`).toBeGreaterThanOrEqual(INTERVAL_MS / 2);
       }
     } finally {
       await client.end();
