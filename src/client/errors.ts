@@ -7,11 +7,29 @@ export type Operation = DecisionOperation | ManagementOperation;
 /** Calls a decision depends on: their refusals mostly mean no decision (exit 4). */
 export type DecisionOperation = 'gate' | 'evaluation' | 'bundle' | 'public key';
 /** Management calls (`keys create`, `state push`): a refusal is the caller's to fix (exit 1). */
-export type ManagementOperation = 'API key creation' | 'observed state push';
+export type ManagementOperation =
+  | 'API key creation'
+  | 'observed state push'
+  | 'API key revocation'
+  | 'account creation'
+  | 'design push'
+  | 'design approval'
+  | 'package read'
+  | 'findings list'
+  | 'finding acknowledgement'
+  | 'audit read';
 
 const MANAGEMENT_OPERATIONS: ReadonlySet<Operation> = new Set<Operation>([
   'API key creation',
   'observed state push',
+  'API key revocation',
+  'account creation',
+  'design push',
+  'design approval',
+  'package read',
+  'findings list',
+  'finding acknowledgement',
+  'audit read',
 ]);
 
 export interface FailureContext {
@@ -51,6 +69,14 @@ const SCOPE_NEEDED: Readonly<Record<Operation, string>> = {
   'public key': 'compliance:read',
   'API key creation': 'admin',
   'observed state push': 'compliance:write',
+  'API key revocation': 'admin',
+  'account creation': 'admin',
+  'design push': 'compliance:write',
+  'design approval': 'compliance:write',
+  'package read': 'compliance:read',
+  'findings list': 'compliance:read',
+  'finding acknowledgement': 'compliance:write',
+  'audit read': 'compliance:read',
 };
 
 /** Exit 1 when the caller must fix its own invocation or credentials; exit 4 when no decision was reached. */

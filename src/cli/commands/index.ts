@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { registerApply } from './apply.js';
 import { registerBundle } from './bundle.js';
 import { registerCheck } from './check.js';
+import { registerDesign } from './design.js';
 import { registerGate } from './gate.js';
 import { registerKeys } from './keys.js';
 import { registerPlan } from './plan.js';
@@ -15,6 +16,7 @@ export const COMMAND_REGISTRATIONS: Array<(program: Command) => void> = [
   registerServe,
   registerState,
   registerKeys,
+  registerDesign,
   registerGate,
   registerPlan,
   registerApply,
