@@ -113,7 +113,7 @@ const STATUS_RULES: Record<number, StatusRule> = {
     },
     hint: (ctx) => {
       if (ctx.body?.code === 'insufficient_scope')
-        return 'use a key with the compliance:read scope (an admin creates one with POST /v1/admin/accounts/<account>/api-keys)';
+        return 'use a key with the compliance:read scope (an admin creates one: tfgate keys create --account <account> --name <name> --scopes compliance:read)';
       if (ctx.body?.code === 'plan_not_eligible')
         return 'the gate, plan evaluation, bundle and public key need the large plan or above; ask an admin to upgrade the account';
       return 'the key needs the compliance:read scope, and the account the large plan or above';
@@ -140,7 +140,7 @@ const STATUS_RULES: Record<number, StatusRule> = {
         : `the service could not decide on ${pkg(ctx)} (HTTP 409 ${ctx.body.code})${said(ctx)}`,
     hint: (ctx) =>
       !ctx.body || ctx.body.code === 'package_not_approved'
-        ? `approve the package (POST /v1/analysis/conformance/packages/<id>/approve); a changed design needs approval again. ${NOTHING_APPLIED}`
+        ? `approve the package: tfgate design approve --package ${ctx.packageId ?? '<id>'} (a changed design needs approval again). ${NOTHING_APPLIED}`
         : `fix what the service names, then run again. ${NOTHING_APPLIED}`,
   },
   413: {

@@ -69,6 +69,14 @@ describe('tfgate design', () => {
     expect(stored.body.approved).toBe(false);
   });
 
+  it('the gate of a design awaiting approval names the command that approves it', async () => {
+    const path = await file('pending.yaml', design('pending'));
+    expect((await tfgate(['design', 'push', path])).exitCode).toBe(0);
+    const res = await tfgate(['gate', '--package', 'pending']);
+    expect(res.exitCode).toBe(4);
+    expect(res.stderr).toContain('tfgate design approve --package pending');
+  });
+
   it('an unknown package is a plain 404 with the command that creates it', async () => {
     const res = await tfgate(['design', 'show', '--package', 'nosuch']);
     expect(res.exitCode).toBe(1);
