@@ -11,6 +11,7 @@ export type ManagementOperation =
   | 'API key creation'
   | 'observed state push'
   | 'API key revocation'
+  | 'API key list'
   | 'account creation'
   | 'design push'
   | 'design approval'
@@ -23,6 +24,7 @@ const MANAGEMENT_OPERATIONS: ReadonlySet<Operation> = new Set<Operation>([
   'API key creation',
   'observed state push',
   'API key revocation',
+  'API key list',
   'account creation',
   'design push',
   'design approval',
@@ -70,6 +72,7 @@ const SCOPE_NEEDED: Readonly<Record<Operation, string>> = {
   'API key creation': 'admin',
   'observed state push': 'compliance:write',
   'API key revocation': 'admin',
+  'API key list': 'admin',
   'account creation': 'admin',
   'design push': 'compliance:write',
   'design approval': 'compliance:write',

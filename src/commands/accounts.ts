@@ -1,13 +1,7 @@
 // `tfgate accounts create` and `tfgate keys revoke`: the admin API beside `tfgate keys create`.
 import { z } from 'zod';
-import { accountViewSchema } from '../schemas/management.js';
-import {
-  type ManagementContext,
-  manage,
-  type Refusal,
-  serviceConnectionSchema,
-  withService,
-} from './management.js';
+import { accountViewSchema, apiKeyListSchema } from '../schemas/management.js';
+import { callService, type ManagementContext, type Refusal, serviceConnectionSchema } from './management.js';
 
 /** The service's plans, smallest first; the gate, plan evaluation and bundles need large or above. */
 export const ACCOUNT_PLAN_NAMES = ['starter', 'team', 'large', 'enterprise'] as const;
@@ -22,6 +16,11 @@ export const accountsCreateOptionsSchema = serviceConnectionSchema.extend({
   plan: z.enum(ACCOUNT_PLAN_NAMES),
 });
 export type AccountsCreateOptions = z.output<typeof accountsCreateOptionsSchema>;
+
+export const keysListOptionsSchema = serviceConnectionSchema.extend({
+  account: z.string().min(1),
+});
+export type KeysListOptions = z.output<typeof keysListOptionsSchema>;
 
 export const keysRevokeOptionsSchema = serviceConnectionSchema.extend({
   keyId: z
@@ -43,25 +42,24 @@ export async function accountsCreate(
   options: AccountsCreateOptions,
   context: ManagementContext,
 ): Promise<{ name: string; plan: string }> {
-  return withService(options, context, (client) =>
-    manage(
-      client,
+  return callService(
+    options,
+    context,
+    {
+      request: { operation: 'account creation', method: 'POST', path: '/v1/admin/accounts', retry: false },
+      json: { name: options.name, plan: options.plan },
+      what: 'creating the account',
+      status: 201,
+      schema: accountViewSchema,
+    },
+    [
       {
-        request: { operation: 'account creation', method: 'POST', path: '/v1/admin/accounts', retry: false },
-        json: { name: options.name, plan: options.plan },
-        what: 'creating the account',
-        status: 201,
-        schema: accountViewSchema,
+        status: 409,
+        message: `account ${options.name} already exists`,
+        hint: `create its keys with: tfgate keys create --account ${options.name} --name <name> --scopes <scopes>`,
       },
-      [
-        {
-          status: 409,
-          message: `account ${options.name} already exists`,
-          hint: `create its keys with: tfgate keys create --account ${options.name} --name <name> --scopes <scopes>`,
-        },
-        NOT_ADMIN,
-      ],
-    ),
+      NOT_ADMIN,
+    ],
   );
 }
 
@@ -69,28 +67,52 @@ export async function keysRevoke(
   options: KeysRevokeOptions,
   context: ManagementContext,
 ): Promise<{ id: string; revoked: true }> {
-  await withService(options, context, (client) =>
-    manage(
-      client,
-      {
-        request: {
-          operation: 'API key revocation',
-          method: 'DELETE',
-          path: `/v1/admin/api-keys/${encodeURIComponent(options.keyId)}`,
-        },
-        what: 'revoking the key',
-        status: 204,
-        schema: z.undefined(),
+  await callService(
+    options,
+    context,
+    {
+      request: {
+        operation: 'API key revocation',
+        method: 'DELETE',
+        path: `/v1/admin/api-keys/${encodeURIComponent(options.keyId)}`,
       },
-      [
-        {
-          status: 404,
-          message: `there is no API key ${options.keyId}`,
-          hint: 'the id is the one keys create printed (key_…), not the key itself',
-        },
-        NOT_ADMIN,
-      ],
-    ),
+      what: 'revoking the key',
+      status: 204,
+      schema: z.undefined(),
+    },
+    [
+      {
+        status: 404,
+        message: `there is no API key ${options.keyId}`,
+        hint: 'the id is the one keys create printed (key_…), not the key itself',
+      },
+      NOT_ADMIN,
+    ],
   );
   return { id: options.keyId, revoked: true };
+}
+
+export async function keysList(options: KeysListOptions, context: ManagementContext) {
+  return callService(
+    options,
+    context,
+    {
+      request: {
+        operation: 'API key list',
+        method: 'GET',
+        path: `/v1/admin/accounts/${encodeURIComponent(options.account)}/api-keys`,
+      },
+      what: 'listing the keys',
+      status: 200,
+      schema: apiKeyListSchema,
+    },
+    [
+      {
+        status: 404,
+        message: `there is no account ${options.account}`,
+        hint: `create it with: tfgate accounts create ${options.account} --plan <plan>`,
+      },
+      NOT_ADMIN,
+    ],
+  );
 }

@@ -8,6 +8,7 @@ import { UsageError } from '../errors/index.js';
 import { packageIdSchema } from '../options/common.js';
 import { type PackageView, packageViewSchema } from '../schemas/management.js';
 import {
+  callService,
   type ManagementContext,
   manage,
   packageRefusals,
@@ -123,31 +124,30 @@ export async function designApprove(
   context: ManagementContext,
 ): Promise<PackageView> {
   const { packageId, revision } = options;
-  return withService(options, context, (client) =>
-    manage(
-      client,
-      {
-        request: {
-          operation: 'design approval',
-          method: 'POST',
-          path: packagePath(packageId, 'approve'),
-          packageId,
-        },
-        json: revision === undefined ? {} : { revision },
-        what: 'the approval',
-        status: 200,
-        schema: packageViewSchema,
+  return callService(
+    options,
+    context,
+    {
+      request: {
+        operation: 'design approval',
+        method: 'POST',
+        path: packagePath(packageId, 'approve'),
+        packageId,
       },
-      [
-        {
-          status: 409,
-          serviceCode: 'revision_mismatch',
-          message: `package ${packageId}'s design is no longer revision ${revision}: it changed since you looked`,
-          hint: `see what changed with tfgate design show --package ${packageId}, then approve the current revision`,
-        },
-        ...packageRefusals(packageId, 'compliance:write'),
-      ],
-    ),
+      json: revision === undefined ? {} : { revision },
+      what: 'the approval',
+      status: 200,
+      schema: packageViewSchema,
+    },
+    [
+      {
+        status: 409,
+        serviceCode: 'revision_mismatch',
+        message: `package ${packageId}'s design is no longer revision ${revision}: it changed since you looked`,
+        hint: `see what changed with tfgate design show --package ${packageId}, then approve the current revision`,
+      },
+      ...packageRefusals(packageId, 'compliance:write'),
+    ],
   );
 }
 

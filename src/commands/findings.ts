@@ -10,6 +10,7 @@ import {
   findingsPageSchema,
 } from '../schemas/management.js';
 import {
+  callService,
   type ManagementContext,
   manage,
   packageRefusals,
@@ -82,37 +83,36 @@ export async function findingsAck(
   context: ManagementContext,
 ): Promise<DriftFinding> {
   const { packageId, findingId } = options;
-  return withService(options, context, (client) =>
-    manage(
-      client,
-      {
-        request: {
-          operation: 'finding acknowledgement',
-          method: 'POST',
-          path: packagePath(packageId, `findings/${encodeURIComponent(findingId)}/acknowledge`),
-          packageId,
-        },
-        json: { reason: options.reason },
-        what: 'the acknowledgement',
-        status: 200,
-        schema: driftFindingSchema,
+  return callService(
+    options,
+    context,
+    {
+      request: {
+        operation: 'finding acknowledgement',
+        method: 'POST',
+        path: packagePath(packageId, `findings/${encodeURIComponent(findingId)}/acknowledge`),
+        packageId,
       },
-      [
-        {
-          status: 404,
-          serviceCode: 'finding_not_found',
-          message: `package ${packageId} has no finding ${findingId}`,
-          hint: `list its findings with: tfgate findings list --package ${packageId} --status open`,
-        },
-        {
-          status: 409,
-          serviceCode: 'finding_resolved',
-          message: `finding ${findingId} of package ${packageId} is resolved: there is nothing to acknowledge`,
-          hint: `the drift is gone; tfgate findings list --package ${packageId} --status open lists what is still open`,
-        },
-        ...packageRefusals(packageId, 'compliance:write'),
-      ],
-    ),
+      json: { reason: options.reason },
+      what: 'the acknowledgement',
+      status: 200,
+      schema: driftFindingSchema,
+    },
+    [
+      {
+        status: 404,
+        serviceCode: 'finding_not_found',
+        message: `package ${packageId} has no finding ${findingId}`,
+        hint: `list its findings with: tfgate findings list --package ${packageId} --status open`,
+      },
+      {
+        status: 409,
+        serviceCode: 'finding_resolved',
+        message: `finding ${findingId} of package ${packageId} is resolved: there is nothing to acknowledge`,
+        hint: `the drift is gone; tfgate findings list --package ${packageId} --status open lists what is still open`,
+      },
+      ...packageRefusals(packageId, 'compliance:write'),
+    ],
   );
 }
 

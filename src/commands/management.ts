@@ -61,6 +61,16 @@ export async function manage<S extends z.ZodType>(
   }
 }
 
+/** One management call on a client of its own. */
+export function callService<S extends z.ZodType>(
+  connection: ServiceConnection,
+  context: ManagementContext,
+  call: ManagementCall<S>,
+  refusals: readonly Refusal[],
+): Promise<z.output<S>> {
+  return withService(connection, context, (client) => manage(client, call, refusals));
+}
+
 /** The refusals every package call can meet: no such package, and a key without the scope. */
 export function packageRefusals(packageId: string, scope: string): Refusal[] {
   return [

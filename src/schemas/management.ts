@@ -43,3 +43,17 @@ export const auditPageSchema = z.object({
 
 /** `POST /v1/admin/accounts` → 201. */
 export const accountViewSchema = z.object({ name: z.string(), plan: z.string() });
+
+/** `GET /v1/admin/accounts/{name}/api-keys`: the account's keys, never a key itself. */
+export const apiKeyListSchema = z.object({
+  account: z.string(),
+  api_keys: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      scopes: z.array(z.string()),
+      created_at: timestampSchema,
+      revoked_at: timestampSchema.nullable(),
+    }),
+  ),
+});

@@ -140,6 +140,21 @@ describe('tfgate accounts create and keys revoke', () => {
     const refused = await api(svc, 'GET', `${CONFORMANCE}/packages/shop`, { key: key.key });
     expect(refused.status).toBe(401);
 
+    const listed = await tfgate(['keys', 'list', '--account', 'team-a', '--format', 'json']);
+    expect(listed.exitCode, listed.stderr).toBe(0);
+    const keys = (JSON.parse(listed.stdout) as { api_keys: Array<{ id: string; revoked_at: string | null }> })
+      .api_keys;
+    expect(keys.map((k) => k.id)).toEqual([key.id]);
+    expect(keys[0]!.revoked_at).toMatch(/^\d{4}-/);
+    expect(listed.stdout).not.toContain(key.key);
+    const text = await tfgate(['keys', 'list', '--account', 'team-a']);
+    expect(text.stdout).toMatch(
+      new RegExp(`^${key.id}  team-a-key  compliance:read,compliance:write  created \\S+  revoked `),
+    );
+    const noAccount = await tfgate(['keys', 'list', '--account', 'nobody']);
+    expect(noAccount.exitCode).toBe(1);
+    expect(noAccount.stderr).toContain('there is no account nobody');
+
     const unknown = await tfgate(['keys', 'revoke', 'key_AAAAAAAAAAAA']);
     expect(unknown.exitCode).toBe(1);
     expect(unknown.stderr).toContain('there is no API key key_AAAAAAAAAAAA');

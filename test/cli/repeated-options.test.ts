@@ -67,6 +67,7 @@ it('covers every command', () => {
       'check',
       'gate',
       'keys create',
+      'keys list',
       'keys revoke',
       'accounts create',
       'design push',

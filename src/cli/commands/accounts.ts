@@ -35,8 +35,30 @@ export function registerAccounts(program: Command): void {
   });
 }
 
-/** `tfgate keys revoke <key-id>`, beside keys create. */
-export function registerKeysRevoke(keys: Command): void {
+/** `tfgate keys list` and `tfgate keys revoke <key-id>`, beside keys create. */
+export function registerKeysListRevoke(keys: Command): void {
+  addManagementOptions(
+    keys
+      .command('list')
+      .description("An account's API keys: id, name, scopes, created and revoked times (never a key itself).")
+      .option('--account <name>', 'the account'),
+  ).action(async (flags: ManagementFlags) => {
+    const { keysList, keysListOptionsSchema } = await import('../../commands/accounts.js');
+    const { normaliseManagement } = await import('../normalise/management.js');
+    const { options, format } = normaliseManagement(keysListOptionsSchema, flags, process.env, {
+      account: '--account',
+    });
+    const list = await keysList(options, { env: process.env });
+    if (format === 'json') return printJson(list);
+    const lines = list.api_keys.map(
+      (k) =>
+        `${printable(k.id)}  ${printable(k.name)}  ${printable(k.scopes.join(','))}  created ${printable(k.created_at)}${k.revoked_at ? `  revoked ${printable(k.revoked_at)}` : ''}`,
+    );
+    process.stdout.write(
+      lines.length > 0 ? `${lines.join('\n')}\n` : `account ${options.account} has no API keys\n`,
+    );
+  });
+
   addManagementOptions(
     keys
       .command('revoke')

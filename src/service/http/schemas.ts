@@ -9,6 +9,9 @@ import {
   timestampSchema as timestamp,
 } from '../../schemas/contract.js';
 import { auditRecordSchema } from '../../schemas/management.js';
+
+export { apiKeyListSchema } from '../../schemas/management.js';
+
 import { ACCOUNT_PLANS, SCOPES } from '../types.js';
 
 export {
