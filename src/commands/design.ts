@@ -38,12 +38,13 @@ export const designPackageOptionsSchema = serviceConnectionSchema.extend({
 });
 export type DesignPackageOptions = z.output<typeof designPackageOptionsSchema>;
 
+/** As --format json prints it: the service's names (snake_case), like every other management command. */
 export interface DesignPushResult {
-  packageId: string;
+  package_id: string;
   revision: string;
   changed: boolean;
   approved: boolean;
-  approvedRevision: string | null;
+  approved_revision: string | null;
 }
 
 async function readDesignFile(file: string): Promise<{ text: string; design: Design }> {
@@ -109,12 +110,12 @@ export async function designPush(
       ],
     );
     return {
-      packageId: view.package_id,
+      package_id: view.package_id,
       revision: view.revision,
       // tfgate's service says `changed` on every PUT; a first push is always a change.
       changed: view.changed ?? true,
       approved: view.approved,
-      approvedRevision: view.approved_revision,
+      approved_revision: view.approved_revision,
     };
   });
 }
@@ -173,7 +174,7 @@ function readPackage(client: ServiceClient, packageId: string): Promise<PackageV
 
 /** Kinds and capabilities that one design has and the other lacks; capabilities whose dependencies differ. */
 export interface DesignDiff {
-  packageId: string;
+  package_id: string;
   /** What is compared with the approved design. */
   proposed: { source: string; revision?: string };
   approved: { revision: string | null };
@@ -182,7 +183,7 @@ export interface DesignDiff {
   capabilities: {
     added: string[];
     removed: string[];
-    changed: Array<{ name: string; dependsOnAdded: string[]; dependsOnRemoved: string[] }>;
+    changed: Array<{ name: string; depends_on_added: string[]; depends_on_removed: string[] }>;
   };
   catalog: { added: string[]; removed: string[]; changed: string[] };
 }
@@ -234,7 +235,7 @@ export async function designDiff(
     );
   }
   return {
-    packageId: options.packageId,
+    package_id: options.packageId,
     ...compareDesigns(approved.data, local.design),
     proposed: { source: options.file ?? '' },
     approved: { revision: view.revision },
@@ -249,7 +250,7 @@ const added = (from: Iterable<string>, to: Iterable<string>) => {
 export function compareDesigns(
   approved: Design,
   proposed: Design,
-): Omit<DesignDiff, 'packageId' | 'proposed' | 'approved'> {
+): Omit<DesignDiff, 'package_id' | 'proposed' | 'approved'> {
   const kinds = {
     added: added(approved.sanctioned_kinds, proposed.sanctioned_kinds),
     removed: added(proposed.sanctioned_kinds, approved.sanctioned_kinds),
@@ -260,10 +261,10 @@ export function compareDesigns(
     .filter(([name]) => before.has(name))
     .map(([name, deps]) => ({
       name,
-      dependsOnAdded: added(before.get(name) ?? [], deps),
-      dependsOnRemoved: added(deps, before.get(name) ?? []),
+      depends_on_added: added(before.get(name) ?? [], deps),
+      depends_on_removed: added(deps, before.get(name) ?? []),
     }))
-    .filter((c) => c.dependsOnAdded.length + c.dependsOnRemoved.length > 0)
+    .filter((c) => c.depends_on_added.length + c.depends_on_removed.length > 0)
     .sort((a, b) => a.name.localeCompare(b.name));
   const capabilities = {
     added: added(before.keys(), after.keys()),

@@ -32,8 +32,8 @@ describe('tfgate design', () => {
     const path = await file('orders.yaml', design('orders'));
     const first = await tfgate(['design', 'push', path, '--format', 'json']);
     expect(first.exitCode, first.stderr).toBe(0);
-    const pushed = JSON.parse(first.stdout) as { packageId: string; revision: string; changed: boolean };
-    expect(pushed).toMatchObject({ packageId: 'orders', changed: true, approved: false });
+    const pushed = JSON.parse(first.stdout) as { package_id: string; revision: string; changed: boolean };
+    expect(pushed).toMatchObject({ package_id: 'orders', changed: true, approved: false });
     expect(pushed.revision).toMatch(/^[0-9a-f]{32}$/);
 
     const again = await tfgate(['design', 'push', path]);
@@ -126,7 +126,15 @@ catalog:
     const json = JSON.parse(
       (await tfgate(['design', 'diff', '--package', 'diffpkg', proposed, '--format', 'json'])).stdout,
     );
-    expect(json).toMatchObject({ identical: false, kinds: { added: ['queue'], removed: ['generic_data'] } });
+    expect(json).toMatchObject({
+      identical: false,
+      kinds: { added: ['queue'], removed: ['generic_data'] },
+      capabilities: {
+        added: ['reports'],
+        removed: [],
+        changed: [{ name: 'ledger', depends_on_added: ['aws_sqs_queue.jobs'], depends_on_removed: [] }],
+      },
+    });
     const same = await tfgate(['design', 'diff', '--package', 'diffpkg', base]);
     expect(same.stdout).toContain('no difference');
 

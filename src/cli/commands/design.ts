@@ -33,9 +33,9 @@ export function registerDesign(program: Command): void {
     if (format === 'json') return printJson(result);
     const state = result.approved
       ? 'approved'
-      : `awaiting approval: tfgate design approve --package ${result.packageId} --revision ${printable(result.revision)}`;
+      : `awaiting approval: tfgate design approve --package ${result.package_id} --revision ${printable(result.revision)}`;
     process.stdout.write(
-      `package ${result.packageId}: revision ${printable(result.revision)} (${result.changed ? 'changed' : 'unchanged'}), ${state}\n`,
+      `package ${result.package_id}: revision ${printable(result.revision)} (${result.changed ? 'changed' : 'unchanged'}), ${state}\n`,
     );
   });
 
@@ -110,7 +110,7 @@ export function registerDesign(program: Command): void {
 }
 
 function diffText(diff: DesignDiff): string {
-  const head = `${diff.proposed.source} against the approved design of package ${diff.packageId} (revision ${printable(diff.approved.revision ?? 'none')})`;
+  const head = `${diff.proposed.source} against the approved design of package ${diff.package_id} (revision ${printable(diff.approved.revision ?? 'none')})`;
   if (diff.identical) return `${head}: no difference in kinds, capabilities or catalog\n`;
   const lines = [`${head}:`];
   const list = (sign: string, what: string, items: string[]) => {
@@ -122,8 +122,8 @@ function diffText(diff: DesignDiff): string {
   list('-', 'capability', diff.capabilities.removed);
   for (const c of diff.capabilities.changed) {
     lines.push(`  ~ capability ${printable(c.name)}`);
-    list('    +', 'depends on', c.dependsOnAdded);
-    list('    -', 'depends on', c.dependsOnRemoved);
+    list('    +', 'depends on', c.depends_on_added);
+    list('    -', 'depends on', c.depends_on_removed);
   }
   list('+', 'catalog', diff.catalog.added);
   list('-', 'catalog', diff.catalog.removed);
