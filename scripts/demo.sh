@@ -57,11 +57,7 @@ for _ in $(seq 1 600); do # up to 60 s: a first start on a loaded machine takes 
 done
 [ -n "$TFGATE_BASE_URL" ] || die "tfgate serve did not start: $(cat "$work/service.log")"
 export TFGATE_BASE_URL
-api="$TFGATE_BASE_URL/v1/analysis/conformance"
 note "listening on $TFGATE_BASE_URL"
-
-# curl with the key sent on stdin, so it never appears in a process list.
-call() { printf 'X-Api-Key: %s\n' "$TFGATE_API_KEY" | curl -sS -H @- "$@"; }
 
 say "Approving the design of package 'demo'"
 cat >"$work/design.yaml" <<'YAML'
@@ -77,9 +73,8 @@ catalog:
   terraform_data: generic_data   # terraform_data stands in for cloud resources here
 YAML
 sed 's/^/   | /' "$work/design.yaml"
-call -f -o /dev/null -X PUT -H 'Content-Type: application/yaml' --data-binary @"$work/design.yaml" "$api/packages/demo"
-call -f -o /dev/null -X POST "$api/packages/demo/approve"
-note "approved"
+tfgate design push "$work/design.yaml"
+tfgate design approve --package demo
 
 say "The system as it runs today: terraform apply (plain terraform, before tfgate)"
 cp "$root/examples/terraform/main.tf" "$work/main.tf"
@@ -102,21 +97,18 @@ note "exit 3: blocked; terraform_data.ledger[0] is still in the state, nothing w
 # --- 2. drift, acknowledged --------------------------------------------------------------------
 say "2. Drift: push the observed state, check it, and acknowledge the finding"
 tfgate state push --package demo --chdir "$work"
-call -f -o /dev/null -X POST "$api/packages/demo/drift-checks"
 set +e
-tfgate gate --package demo
+tfgate gate --package demo --refresh # --refresh: a drift check now, on the state just pushed
 code=$?
 set -e
 [ "$code" -eq 3 ] || die "expected the gate to block on the open drift finding, got exit $code"
-finding_id="$(call -f "$api/packages/demo/findings?status=open" |
-  node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const f=JSON.parse(s).findings.find(x=>x.rule==="capability_dependency_missing");if(!f)process.exit(1);process.stdout.write(f.id)})')"
+open_findings="$(tfgate findings list --package demo --status open --format json)"
+finding_id="$(node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const f=JSON.parse(s).findings.find(x=>x.rule==="capability_dependency_missing");if(!f)process.exit(1);process.stdout.write(f.id)})' <<<"$open_findings")"
 note "open finding $finding_id: the audit-trail capability depends on terraform_data.audit_log, which does not exist"
-call -f -o /dev/null -X POST -H 'Content-Type: application/json' \
-  --data '{"reason":"audit log moves to the new platform in Q1; tracked in PAY-142"}' \
-  "$api/packages/demo/findings/$finding_id/acknowledge"
+tfgate findings ack "$finding_id" --package demo --reason "audit log moves to the new platform in Q1; tracked in PAY-142"
 note "acknowledged. The audit log records who, when and why:"
-call -f "$api/packages/demo/audit" |
-  node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{for(const e of JSON.parse(s).entries.filter(e=>e.event==="finding_acknowledged"))console.log("   |",JSON.stringify(e))})'
+audit_log="$(tfgate audit --package demo)"
+grep -F finding_acknowledged <<<"$audit_log" | sed 's/^/   | /'
 
 # --- 3. a passing apply ------------------------------------------------------------------------
 say "3. tfgate apply of a sanctioned change (release v2, an in-place update)"
@@ -130,7 +122,9 @@ note "exit 0: applied"
 say "4. The release gate"
 tfgate gate --package demo --refresh
 note "tfgate gate: exit 0 (the only open finding is acknowledged, and acknowledged findings never block)"
-call -f -o /dev/null -X POST "$api/packages/demo/gate?fail_status=true&min_severity=high"
+# curl, as the interface shows the gate; the key goes on stdin, so it never appears in a process list.
+printf 'X-Api-Key: %s\n' "$TFGATE_API_KEY" |
+  curl -sS -f -o /dev/null -H @- -X POST "$TFGATE_BASE_URL/v1/analysis/conformance/packages/demo/gate?fail_status=true&min_severity=high"
 note "curl -f on the gate with fail_status=true: passed"
 
 say "Done: blocked, acknowledged, applied, gated."

@@ -18,8 +18,9 @@ import { lenientGateResultSchema, lenientPublicKeySchema } from './schemas.js';
 
 export const CONFORMANCE_PATH = '/v1/analysis/conformance';
 
-export function packagePath(packageId: string, suffix: string): string {
-  return `${CONFORMANCE_PATH}/packages/${encodeURIComponent(packageId)}/${suffix}`;
+export function packagePath(packageId: string, suffix?: string): string {
+  const base = `${CONFORMANCE_PATH}/packages/${encodeURIComponent(packageId)}`;
+  return suffix === undefined ? base : `${base}/${suffix}`;
 }
 
 export interface GateOutcome {
@@ -47,7 +48,8 @@ export interface ManagementCall<S extends z.ZodType> {
   what: string;
   /** A JSON body (sent whole; the call may be retried) or a stream (`request.body`). */
   json?: unknown;
-  status: number;
+  /** The success status, or each accepted one (PUT of a package: 201 created, 200 updated). */
+  status: number | readonly number[];
   schema: S;
 }
 
@@ -230,12 +232,13 @@ export class ServiceClient {
     });
     if (res.status >= 400) throw await this.transport.failure(spec, res);
     const json = await readJsonBody(res.body, MAX_MANAGEMENT_BODY_BYTES);
-    const parsed = res.status === call.status ? call.schema.safeParse(json) : undefined;
+    const accepted: readonly number[] = typeof call.status === 'number' ? [call.status] : call.status;
+    const parsed = accepted.includes(res.status) ? call.schema.safeParse(json) : undefined;
     if (!parsed?.success) {
       // Never echo the body: it is not what the contract promises, and may hold anything.
       throw new NoDecisionError(
         'unexpected_response',
-        `the service at ${this.baseUrl} answered ${call.what} with HTTP ${res.status} and a body that is not the contract's (expected HTTP ${call.status}); nothing from it was used`,
+        `the service at ${this.baseUrl} answered ${call.what} with HTTP ${res.status} and a body that is not the contract's (expected HTTP ${accepted.join(' or ')}); nothing from it was used`,
         {
           hint: 'check that --base-url / TFGATE_BASE_URL points at the tfgate service itself (not a proxy, a login page or another API), then try again',
         },

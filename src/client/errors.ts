@@ -7,11 +7,31 @@ export type Operation = DecisionOperation | ManagementOperation;
 /** Calls a decision depends on: their refusals mostly mean no decision (exit 4). */
 export type DecisionOperation = 'gate' | 'evaluation' | 'bundle' | 'public key';
 /** Management calls (`keys create`, `state push`): a refusal is the caller's to fix (exit 1). */
-export type ManagementOperation = 'API key creation' | 'observed state push';
+export type ManagementOperation =
+  | 'API key creation'
+  | 'observed state push'
+  | 'API key revocation'
+  | 'API key list'
+  | 'account creation'
+  | 'design push'
+  | 'design approval'
+  | 'package read'
+  | 'findings list'
+  | 'finding acknowledgement'
+  | 'audit read';
 
 const MANAGEMENT_OPERATIONS: ReadonlySet<Operation> = new Set<Operation>([
   'API key creation',
   'observed state push',
+  'API key revocation',
+  'API key list',
+  'account creation',
+  'design push',
+  'design approval',
+  'package read',
+  'findings list',
+  'finding acknowledgement',
+  'audit read',
 ]);
 
 export interface FailureContext {
@@ -51,6 +71,15 @@ const SCOPE_NEEDED: Readonly<Record<Operation, string>> = {
   'public key': 'compliance:read',
   'API key creation': 'admin',
   'observed state push': 'compliance:write',
+  'API key revocation': 'admin',
+  'API key list': 'admin',
+  'account creation': 'admin',
+  'design push': 'compliance:write',
+  'design approval': 'compliance:write',
+  'package read': 'compliance:read',
+  'findings list': 'compliance:read',
+  'finding acknowledgement': 'compliance:write',
+  'audit read': 'compliance:read',
 };
 
 /** Exit 1 when the caller must fix its own invocation or credentials; exit 4 when no decision was reached. */
@@ -87,7 +116,7 @@ const STATUS_RULES: Record<number, StatusRule> = {
     },
     hint: (ctx) => {
       if (ctx.body?.code === 'insufficient_scope')
-        return 'use a key with the compliance:read scope (an admin creates one with POST /v1/admin/accounts/<account>/api-keys)';
+        return 'use a key with the compliance:read scope (an admin creates one: tfgate keys create --account <account> --name <name> --scopes compliance:read)';
       if (ctx.body?.code === 'plan_not_eligible')
         return 'the gate, plan evaluation, bundle and public key need the large plan or above; ask an admin to upgrade the account';
       return 'the key needs the compliance:read scope, and the account the large plan or above';
@@ -114,7 +143,7 @@ const STATUS_RULES: Record<number, StatusRule> = {
         : `the service could not decide on ${pkg(ctx)} (HTTP 409 ${ctx.body.code})${said(ctx)}`,
     hint: (ctx) =>
       !ctx.body || ctx.body.code === 'package_not_approved'
-        ? `approve the package (POST /v1/analysis/conformance/packages/<id>/approve); a changed design needs approval again. ${NOTHING_APPLIED}`
+        ? `approve the package: tfgate design approve --package ${ctx.packageId ?? '<id>'} (a changed design needs approval again). ${NOTHING_APPLIED}`
         : `fix what the service names, then run again. ${NOTHING_APPLIED}`,
   },
   413: {

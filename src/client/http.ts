@@ -38,7 +38,7 @@ const MAX_JSON_BODY_BYTES = 64 * 1024 * 1024;
 
 export interface RequestSpec {
   operation: Operation;
-  method: 'GET' | 'POST' | 'PUT';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** Path under the base URL, starting with "/v1/". */
   path: string;
   query?: Record<string, string | undefined>;

@@ -3,6 +3,7 @@ export {
   type BundleDownload,
   CONFORMANCE_PATH,
   type GateOutcome,
+  type ManagementCall,
   packagePath,
   ServiceClient,
 } from './client.js';

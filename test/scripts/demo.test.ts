@@ -15,7 +15,7 @@ test('scripts/demo.sh runs the whole loop: blocked, acknowledged, applied, gated
   });
   expect(stdout).toMatch(/FAIL: 1 failures/);
   expect(stdout).toContain('exit 3: blocked; terraform_data.ledger[0] is still in the state');
-  expect(stdout).toContain('"event":"finding_acknowledged"');
+  expect(stdout).toMatch(/finding_acknowledged {2}by .*"reason":"audit log moves to the new platform in Q1/);
   expect(stdout).toContain('Apply complete! Resources: 0 added, 2 changed, 0 destroyed.');
   expect(stdout).toMatch(/PASS: 0 blocking drift findings \(1 acknowledged\)/);
   expect(stdout).toContain('Done: blocked, acknowledged, applied, gated.');

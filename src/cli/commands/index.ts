@@ -1,7 +1,10 @@
 import type { Command } from 'commander';
+import { registerAccounts } from './accounts.js';
 import { registerApply } from './apply.js';
 import { registerBundle } from './bundle.js';
 import { registerCheck } from './check.js';
+import { registerDesign } from './design.js';
+import { registerAudit, registerFindings } from './findings.js';
 import { registerGate } from './gate.js';
 import { registerKeys } from './keys.js';
 import { registerPlan } from './plan.js';
@@ -15,6 +18,10 @@ export const COMMAND_REGISTRATIONS: Array<(program: Command) => void> = [
   registerServe,
   registerState,
   registerKeys,
+  registerDesign,
+  registerFindings,
+  registerAudit,
+  registerAccounts,
   registerGate,
   registerPlan,
   registerApply,

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { printable } from '../../client/redact.js';
 import type { KeysCreateFlags } from '../normalise/keys.js';
 import { addConnectionOptions } from '../options.js';
+import { registerKeysListRevoke } from './accounts.js';
 
 export function registerKeys(program: Command): void {
   const keys = program
@@ -27,4 +28,5 @@ export function registerKeys(program: Command): void {
       `created key ${printable(created.id)} "${printable(created.name)}" for account ${printable(created.account)} with scopes ${printable(created.scopes.join(', '))}\n`,
     );
   });
+  registerKeysListRevoke(keys);
 }

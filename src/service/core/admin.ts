@@ -40,3 +40,18 @@ export async function createApiKey(
 export async function revokeApiKey(ctx: ServiceContext, actor: Principal, id: string): Promise<void> {
   await ctx.store.apiKeys.revoke(id, actor);
 }
+
+/** The account's keys as the admin API answers them: ids, names, scopes, dates; never a key. */
+export async function listApiKeys(ctx: ServiceContext, account: string) {
+  const keys = await ctx.store.apiKeys.list(account);
+  return {
+    account,
+    api_keys: keys.map((k) => ({
+      id: k.id,
+      name: k.name,
+      scopes: k.scopes,
+      created_at: k.createdAt,
+      revoked_at: k.revokedAt,
+    })),
+  };
+}

@@ -359,6 +359,16 @@ export const ROUTES: readonly Route[] = [
     },
   }),
   defineRoute({
+    method: 'GET',
+    path: '/v1/admin/accounts/{name}/api-keys',
+    operationId: 'listApiKeys',
+    summary: "The account's API keys, oldest first, revoked ones included; never a key itself",
+    ...ADMIN,
+    responses: { 200: { description: 'the keys', schema: s.apiKeyListSchema } },
+    errors: [{ status: 404, codes: ['account_not_found'] }],
+    handler: async ({ ctx, params }) => json(200, await admin.listApiKeys(ctx, params.name)),
+  }),
+  defineRoute({
     method: 'DELETE',
     path: '/v1/admin/api-keys/{id}',
     operationId: 'revokeApiKey',

@@ -8,6 +8,10 @@ import {
   driftFindingSchema,
   timestampSchema as timestamp,
 } from '../../schemas/contract.js';
+import { auditRecordSchema } from '../../schemas/management.js';
+
+export { apiKeyListSchema } from '../../schemas/management.js';
+
 import { ACCOUNT_PLANS, SCOPES } from '../types.js';
 
 export {
@@ -46,18 +50,8 @@ export const acknowledgeRequestSchema = z
 
 export const findingsListSchema = z.object({ package_id: z.string(), findings: z.array(driftFindingSchema) });
 
-export const auditEntrySchema = z
-  .object({
-    id: z.string(),
-    at: timestamp,
-    event: z.string(),
-    account: z.string(),
-    package_id: z.string().nullable(),
-    key_id: z.string().nullable(),
-    key_name: z.string().nullable(),
-    details: z.record(z.string(), z.unknown()),
-  })
-  .meta({ id: 'AuditEntry' });
+// The shape the CLI reads (tfgate audit) is the one the service answers: defined once.
+export const auditEntrySchema = auditRecordSchema.meta({ id: 'AuditEntry' });
 
 export const auditListSchema = z.object({
   package_id: z.string(),

@@ -1,4 +1,4 @@
-// API keys: the bootstrap key, the hot path's key lookup, and the admin writes (create, revoke).
+// API keys: the bootstrap key, the hot path's key lookup, the admin writes (create, revoke) and the listing.
 import type { Principal, Scope } from '../types.js';
 import { accountNotFound } from './accounts.js';
 import { actorEntry, insertAudit } from './audit.js';
@@ -6,6 +6,8 @@ import { type StoreCaches, writeKeys } from './caches.js';
 import { NotFoundError } from './errors.js';
 import type { PackageRepository } from './packages.js';
 import {
+  iso,
+  isoOrNull,
   KEY_COLUMNS,
   type KeyLookup,
   type KeyRecord,
@@ -22,6 +24,15 @@ export interface NewApiKey {
   name: string;
   hash: string;
   scopes: Scope[];
+}
+
+/** A key as an admin sees it: never the key or its hash. */
+export interface ApiKeyListing {
+  id: string;
+  name: string;
+  scopes: Scope[];
+  createdAt: string;
+  revokedAt: string | null;
 }
 
 export class ApiKeyRepository {
@@ -117,5 +128,28 @@ export class ApiKeyRepository {
         actorEntry(actor, 'api_key_revoked', { key_id: id, account: rows[0]!.account }),
       ]);
     });
+  }
+
+  /** The account's keys, oldest first, revoked ones included. Throws NotFoundError `account_not_found`. */
+  async list(account: string): Promise<ApiKeyListing[]> {
+    const found = await this.db.query('SELECT name FROM accounts WHERE name = $1', [account]);
+    if (found.rows.length === 0) throw accountNotFound(account);
+    const { rows } = await this.db.query<{
+      id: string;
+      name: string;
+      scopes: Scope[];
+      created_at: unknown;
+      revoked_at: unknown;
+    }>(
+      'SELECT id, name, scopes, created_at, revoked_at FROM api_keys WHERE account = $1 ORDER BY created_at, id',
+      [account],
+    );
+    return rows.map((row) => ({
+      id: row.id,
+      name: row.name,
+      scopes: row.scopes,
+      createdAt: iso(row.created_at),
+      revokedAt: isoOrNull(row.revoked_at),
+    }));
   }
 }

@@ -1,0 +1,46 @@
+// The management commands (design, findings, audit, keys list/revoke, accounts): flags and environment →
+// the command's options and the output format, parsed once. --package falls back to TFGATE_PACKAGE.
+import { z } from 'zod';
+import { nonEmpty, parseOptions } from '../../options/common.js';
+
+export interface ManagementFlags {
+  package?: string;
+  format?: string;
+  baseUrl?: string;
+  caFile?: string;
+  [flag: string]: unknown;
+}
+
+export const OUTPUT_FORMATS = ['text', 'json'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+const outputFormatSchema = z.enum(OUTPUT_FORMATS).default('text');
+
+/** How the user wrote each option, for usage errors. */
+const FLAG_NAMES: Readonly<Record<string, string>> = {
+  packageId: '--package',
+  baseUrl: '--base-url',
+  caFile: '--ca-file',
+  format: '--format',
+};
+
+/**
+ * `flags` minus --package and --format become the options (with `packageId`); `names` adds how the
+ * command's own options are written (`findingId: '<finding-id>'`).
+ */
+export function normaliseManagement<S extends z.ZodObject>(
+  schema: S,
+  flags: ManagementFlags,
+  env: NodeJS.ProcessEnv,
+  names: Readonly<Record<string, string>> = {},
+): { options: z.output<S>; format: OutputFormat } {
+  const { package: packageFlag, format, ...rest } = flags;
+  const packageId = packageFlag ?? nonEmpty(env.TFGATE_PACKAGE);
+  const inSchema = 'packageId' in schema.shape;
+  const parsed = parseOptions(
+    schema.extend({ format: outputFormatSchema }),
+    { ...rest, ...(inSchema ? { packageId } : {}), format },
+    { ...FLAG_NAMES, ...names },
+  ) as z.output<S> & { format: OutputFormat };
+  const { format: chosen, ...options } = parsed;
+  return { options: options as z.output<S>, format: chosen };
+}

@@ -1,0 +1,118 @@
+// `tfgate accounts create` and `tfgate keys revoke`: the admin API beside `tfgate keys create`.
+import { z } from 'zod';
+import { accountViewSchema, apiKeyListSchema } from '../schemas/management.js';
+import { callService, type ManagementContext, type Refusal, serviceConnectionSchema } from './management.js';
+
+/** The service's plans, smallest first; the gate, plan evaluation and bundles need large or above. */
+export const ACCOUNT_PLAN_NAMES = ['starter', 'team', 'large', 'enterprise'] as const;
+
+export const accountsCreateOptionsSchema = serviceConnectionSchema.extend({
+  name: z
+    .string()
+    .regex(
+      /^[a-z0-9][a-z0-9._-]{0,62}$/,
+      'an account name is 1-63 of a-z 0-9 . _ - and starts with a letter or digit',
+    ),
+  plan: z.enum(ACCOUNT_PLAN_NAMES),
+});
+export type AccountsCreateOptions = z.output<typeof accountsCreateOptionsSchema>;
+
+export const keysListOptionsSchema = serviceConnectionSchema.extend({
+  account: z.string().min(1),
+});
+export type KeysListOptions = z.output<typeof keysListOptionsSchema>;
+
+export const keysRevokeOptionsSchema = serviceConnectionSchema.extend({
+  keyId: z
+    .string()
+    .regex(
+      /^key_[A-Za-z0-9_-]{12}$/,
+      'a key id looks like key_ and 12 letters, digits, _ or - (keys create prints it)',
+    ),
+});
+export type KeysRevokeOptions = z.output<typeof keysRevokeOptionsSchema>;
+
+const NOT_ADMIN: Refusal = {
+  status: 403,
+  message: 'the API key in TFGATE_API_KEY is not an admin key',
+  hint: 'use a key with the admin scope (the bootstrap key has it)',
+};
+
+export async function accountsCreate(
+  options: AccountsCreateOptions,
+  context: ManagementContext,
+): Promise<{ name: string; plan: string }> {
+  return callService(
+    options,
+    context,
+    {
+      request: { operation: 'account creation', method: 'POST', path: '/v1/admin/accounts', retry: false },
+      json: { name: options.name, plan: options.plan },
+      what: 'creating the account',
+      status: 201,
+      schema: accountViewSchema,
+    },
+    [
+      {
+        status: 409,
+        message: `account ${options.name} already exists`,
+        hint: `create its keys with: tfgate keys create --account ${options.name} --name <name> --scopes <scopes>`,
+      },
+      NOT_ADMIN,
+    ],
+  );
+}
+
+export async function keysRevoke(
+  options: KeysRevokeOptions,
+  context: ManagementContext,
+): Promise<{ id: string; revoked: true }> {
+  await callService(
+    options,
+    context,
+    {
+      request: {
+        operation: 'API key revocation',
+        method: 'DELETE',
+        path: `/v1/admin/api-keys/${encodeURIComponent(options.keyId)}`,
+      },
+      what: 'revoking the key',
+      status: 204,
+      schema: z.undefined(),
+    },
+    [
+      {
+        status: 404,
+        message: `there is no API key ${options.keyId}`,
+        hint: 'the id is the one keys create printed (key_…), not the key itself',
+      },
+      NOT_ADMIN,
+    ],
+  );
+  return { id: options.keyId, revoked: true };
+}
+
+export async function keysList(options: KeysListOptions, context: ManagementContext) {
+  return callService(
+    options,
+    context,
+    {
+      request: {
+        operation: 'API key list',
+        method: 'GET',
+        path: `/v1/admin/accounts/${encodeURIComponent(options.account)}/api-keys`,
+      },
+      what: 'listing the keys',
+      status: 200,
+      schema: apiKeyListSchema,
+    },
+    [
+      {
+        status: 404,
+        message: `there is no account ${options.account}`,
+        hint: `create it with: tfgate accounts create ${options.account} --plan <plan>`,
+      },
+      NOT_ADMIN,
+    ],
+  );
+}

@@ -1,0 +1,59 @@
+// What the management commands read from the service: the package, findings, audit pages and accounts, as
+// the service's routes answer them (src/service/http/schemas.ts), read leniently (unknown fields ignored).
+import { z } from 'zod';
+import { driftFindingSchema, timestampSchema } from './contract.js';
+
+/** `GET|PUT /packages/{id}` and `POST …/approve`. */
+export const packageViewSchema = z.object({
+  package_id: z.string(),
+  name: z.string().optional(),
+  revision: z.string(),
+  approved: z.boolean(),
+  approved_revision: z.string().nullable(),
+  approved_at: timestampSchema.nullable(),
+  last_drift_check_at: timestampSchema.nullable().optional(),
+  design: z.unknown(),
+  /** PUT only. */
+  changed: z.boolean().optional(),
+});
+export type PackageView = z.output<typeof packageViewSchema>;
+
+/** `GET /packages/{id}/findings`. */
+export const findingsPageSchema = z.object({ package_id: z.string(), findings: z.array(driftFindingSchema) });
+export type DriftFinding = z.output<typeof driftFindingSchema>;
+
+/** One row of `GET /packages/{id}/audit`. */
+export const auditRecordSchema = z.object({
+  id: z.string(),
+  at: timestampSchema,
+  event: z.string(),
+  account: z.string(),
+  package_id: z.string().nullable(),
+  key_id: z.string().nullable(),
+  key_name: z.string().nullable(),
+  details: z.record(z.string(), z.unknown()),
+});
+export type AuditRecord = z.output<typeof auditRecordSchema>;
+
+export const auditPageSchema = z.object({
+  package_id: z.string(),
+  entries: z.array(auditRecordSchema),
+  next_after: z.string().nullable(),
+});
+
+/** `POST /v1/admin/accounts` → 201. */
+export const accountViewSchema = z.object({ name: z.string(), plan: z.string() });
+
+/** `GET /v1/admin/accounts/{name}/api-keys`: the account's keys, never a key itself. */
+export const apiKeyListSchema = z.object({
+  account: z.string(),
+  api_keys: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      scopes: z.array(z.string()),
+      created_at: timestampSchema,
+      revoked_at: timestampSchema.nullable(),
+    }),
+  ),
+});

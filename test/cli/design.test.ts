@@ -1,0 +1,147 @@
+// `tfgate design push|approve|show|diff` against a real service on loopback.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, CONFORMANCE, startService, type TestService } from '../helpers/service.js';
+import { design } from '../service/fixtures.js';
+import { tfgateAgainst } from './management-helpers.js';
+
+let svc: TestService;
+let dir: string;
+let tfgate: ReturnType<typeof tfgateAgainst>;
+
+beforeAll(async () => {
+  svc = await startService();
+  tfgate = tfgateAgainst(svc);
+  dir = await mkdtemp(join(tmpdir(), 'tfgate-design-cli-'));
+});
+afterAll(async () => {
+  await svc?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+async function file(name: string, text: string): Promise<string> {
+  const path = join(dir, name);
+  await writeFile(path, text);
+  return path;
+}
+
+describe('tfgate design', () => {
+  it('pushes (id from the file), says changed or not, approves, shows', async () => {
+    const path = await file('orders.yaml', design('orders'));
+    const first = await tfgate(['design', 'push', path, '--format', 'json']);
+    expect(first.exitCode, first.stderr).toBe(0);
+    const pushed = JSON.parse(first.stdout) as { package_id: string; revision: string; changed: boolean };
+    expect(pushed).toMatchObject({ package_id: 'orders', changed: true, approved: false });
+    expect(pushed.revision).toMatch(/^[0-9a-f]{32}$/);
+
+    const again = await tfgate(['design', 'push', path]);
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(again.stdout).toContain(
+      `package orders: revision ${pushed.revision} (unchanged), awaiting approval`,
+    );
+
+    const approve = await tfgate(['design', 'approve', '--package', 'orders', '--revision', pushed.revision]);
+    expect(approve.exitCode, approve.stderr).toBe(0);
+    expect(approve.stdout).toBe(`package orders: revision ${pushed.revision} approved`);
+    const stored = await api<{ approved: boolean }>(svc, 'GET', `${CONFORMANCE}/packages/orders`);
+    expect(stored.body.approved).toBe(true);
+
+    const show = await tfgate(['design', 'show', '--package', 'orders']);
+    expect(show.exitCode, show.stderr).toBe(0);
+    expect(show.stdout).toContain(`revision ${pushed.revision}, approved at`);
+    expect(show.stdout).toContain('aws_db_instance.ledger');
+    const shown = JSON.parse(
+      (await tfgate(['design', 'show', '--package', 'orders', '--format', 'json'])).stdout,
+    );
+    expect(shown).toMatchObject({ package_id: 'orders', approved: true, revision: pushed.revision });
+  });
+
+  it('a stale --revision is refused in plain words (409), and nothing is approved', async () => {
+    const path = await file('stale.yaml', design('stale'));
+    expect((await tfgate(['design', 'push', path])).exitCode).toBe(0);
+    const res = await tfgate(['design', 'approve', '--package', 'stale', '--revision', 'f'.repeat(32)]);
+    expect(res.exitCode).toBe(1);
+    expect(res.stderr).toContain(`package stale's design is no longer revision ${'f'.repeat(32)}`);
+    expect(res.stderr).toContain('tfgate design show --package stale');
+    const stored = await api<{ approved: boolean }>(svc, 'GET', `${CONFORMANCE}/packages/stale`);
+    expect(stored.body.approved).toBe(false);
+  });
+
+  it('the gate of a design awaiting approval names the command that approves it', async () => {
+    const path = await file('pending.yaml', design('pending'));
+    expect((await tfgate(['design', 'push', path])).exitCode).toBe(0);
+    const res = await tfgate(['gate', '--package', 'pending']);
+    expect(res.exitCode).toBe(4);
+    expect(res.stderr).toContain('tfgate design approve --package pending');
+  });
+
+  it('an unknown package is a plain 404 with the command that creates it', async () => {
+    const res = await tfgate(['design', 'show', '--package', 'nosuch']);
+    expect(res.exitCode).toBe(1);
+    expect(res.stderr).toContain('package nosuch was not found on the service');
+    expect(res.stderr).toContain('tfgate design push <design.yaml> --package nosuch');
+  });
+
+  it('--package that disagrees with the file, and a missing --package, are usage errors before any call', async () => {
+    const path = await file('mismatch.yaml', design('alpha'));
+    const res = await tfgate(['design', 'push', path, '--package', 'beta']);
+    expect(res.exitCode).toBe(1);
+    expect(res.stderr).toContain('is the design of package alpha, not beta');
+    const missing = await tfgate(['design', 'show']);
+    expect(missing.exitCode).toBe(1);
+    expect(missing.stderr).toContain('--package: is required');
+    expect((await api(svc, 'GET', `${CONFORMANCE}/packages/beta`)).status).toBe(404);
+  });
+
+  it('diff: a proposed file against the approved design, by kind, capability and catalog entry', async () => {
+    const base = await file('diffpkg.yaml', design('diffpkg'));
+    expect((await tfgate(['design', 'push', base])).exitCode).toBe(0);
+    expect((await tfgate(['design', 'approve', '--package', 'diffpkg'])).exitCode).toBe(0);
+    const proposed = await file(
+      'diffpkg-next.yaml',
+      `package_id: diffpkg
+sanctioned_kinds: [relational_database, queue]
+capabilities:
+  - name: ledger
+    depends_on: ["aws_db_instance.ledger", "aws_sqs_queue.jobs"]
+  - name: reports
+    depends_on: ["terraform_data.reports"]
+catalog:
+  terraform_data: generic_data
+  aws_db_instance: relational_database
+  aws_sqs_queue: queue
+`,
+    );
+    const res = await tfgate(['design', 'diff', '--package', 'diffpkg', proposed]);
+    expect(res.exitCode, res.stderr).toBe(0);
+    expect(res.stdout.split('\n').slice(1)).toEqual([
+      '  + kind queue',
+      '  - kind generic_data',
+      '  + capability reports',
+      '  ~ capability ledger',
+      '      + depends on aws_sqs_queue.jobs',
+    ]);
+    const json = JSON.parse(
+      (await tfgate(['design', 'diff', '--package', 'diffpkg', proposed, '--format', 'json'])).stdout,
+    );
+    expect(json).toMatchObject({
+      identical: false,
+      kinds: { added: ['queue'], removed: ['generic_data'] },
+      capabilities: {
+        added: ['reports'],
+        removed: [],
+        changed: [{ name: 'ledger', depends_on_added: ['aws_sqs_queue.jobs'], depends_on_removed: [] }],
+      },
+    });
+    const same = await tfgate(['design', 'diff', '--package', 'diffpkg', base]);
+    expect(same.stdout).toContain('no difference');
+
+    // Once the proposed design is pushed, the service holds no approved copy to compare with: said so.
+    expect((await tfgate(['design', 'push', proposed])).exitCode).toBe(0);
+    const pending = await tfgate(['design', 'diff', '--package', 'diffpkg', base]);
+    expect(pending.exitCode).toBe(1);
+    expect(pending.stderr).toContain('is awaiting approval');
+  });
+});
