@@ -48,13 +48,18 @@ export function addMinSeverityOption(command: Command, findings = 'findings'): C
   );
 }
 
-/** `--format` and `--output`, repeatable and paired by position. */
+/** `--report <format>=<file>`, or `--format` and `--output`: repeatable, paired one to one by position. */
 export function addReportOptions(command: Command, options: { located?: boolean } = {}): Command {
   command
-    .option('--format <format>', 'report format: text|json|markdown|sarif|junit (repeatable)', collect)
+    .option(
+      '--report <format[=file]>',
+      'a report: text|json|markdown|sarif|junit, written to <file> or, without one, to stdout (repeatable: --report sarif=tfgate.sarif --report text)',
+      collect,
+    )
+    .option('--format <format>', 'report format, as --report without a file (repeatable)', collect)
     .option(
       '--output <file>',
-      'write the report of the --format at the same position to this file (repeatable)',
+      'write the report of the --format at the same position to this file, - for stdout (repeatable; one per --format)',
       collect,
     );
   if (!options.located) return command;

@@ -2,7 +2,7 @@
 // the environment, and turning a zod failure into a usage error that names the flag.
 import { z } from 'zod';
 import { UsageError } from '../errors/index.js';
-import { REPORT_FORMATS, reportTargets } from '../report/index.js';
+import { REPORT_FORMATS, reportTargets, reportTargetsFromSpecs } from '../report/index.js';
 import { severitySchema } from '../schemas/contract.js';
 
 /** The contract's package id: `[a-z0-9][a-z0-9._-]{0,62}` (the design's PACKAGE_ID_PATTERN). */
@@ -38,7 +38,7 @@ export const reportTargetsSchema = z
   .min(1)
   .default([{ format: 'text' }])
   .refine((targets) => targets.filter((t) => t.path === undefined).length <= 1, {
-    message: 'only one report can go to stdout; give each other --format an --output <file>',
+    message: 'only one report can go to stdout; give each other report a file (--report <format>=<file>)',
   });
 
 /** Report findings but never block, saying so loudly. Errors still fail: advisory is not "ignore errors". */
@@ -49,9 +49,19 @@ export function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
-/** `--format` and `--output` flags (paired by position) as report targets. */
-export function reportTargetsFromFlags(formats: readonly string[] = [], outputs: readonly string[] = []) {
-  return reportTargets(formats, outputs);
+/** `--report <format>=<file>` flags, or `--format` and `--output` (paired one to one), as report targets. */
+export function reportTargetsFromFlags(
+  formats: readonly string[] = [],
+  outputs: readonly string[] = [],
+  reports: readonly string[] = [],
+) {
+  if (reports.length === 0) return reportTargets(formats, outputs);
+  if (formats.length > 0 || outputs.length > 0) {
+    throw new UsageError('invalid_output', '--report cannot be combined with --format or --output', {
+      hint: 'name every report with --report <format>=<file> (or --report <format> for stdout)',
+    });
+  }
+  return reportTargetsFromSpecs(reports);
 }
 
 /** An environment value, or undefined when it is unset or empty (an empty variable means "not set"). */

@@ -5,5 +5,11 @@ export { githubAnnotationsEnabled, renderGithubAnnotations } from './github.js';
 export { REPORT_FORMATS, type ReportFormat, renderReport } from './registry.js';
 export { describeRule, RULES, type RuleDescription, type RuleInfo } from './rules.js';
 export type { ReportRenderOptions, ReportSubject } from './subject.js';
-export { emitReports, parseReportFormat, type ReportTarget, reportTargets } from './targets.js';
+export {
+  emitReports,
+  parseReportFormat,
+  type ReportTarget,
+  reportTargets,
+  reportTargetsFromSpecs,
+} from './targets.js';
 export { decisionLine, summaryLine } from './view.js';

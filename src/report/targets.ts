@@ -1,4 +1,5 @@
-// Where each report goes: `--format` and `--output` pair up by position; a format without a file goes to stdout.
+// Where each report goes: `--report <format>=<file>`, or `--format` and `--output` paired one to one by position;
+// a report without a file goes to stdout.
 import { UsageError } from '../errors/index.js';
 import { writeFileAtomic } from '../fs/atomic-file.js';
 import { githubAnnotationsEnabled, renderGithubAnnotations } from './github.js';
@@ -18,20 +19,44 @@ export function parseReportFormat(value: string): ReportFormat {
   });
 }
 
-/** Pair formats with outputs by position: `--format text --format sarif --output - --output r.sarif`. */
+/**
+ * Pair formats with outputs by position: `--format text --format sarif --output - --output r.sarif`.
+ * The pairing must be one to one (or a lone --format with no --output, which prints): with two formats and
+ * one output, which report goes to the file is a guess, and `--format json --format sarif --output out.sarif`
+ * used to write JSON into out.sarif.
+ */
 export function reportTargets(formats: readonly string[], outputs: readonly string[]): ReportTarget[] {
   const chosen = formats.length > 0 ? formats.map(parseReportFormat) : (['text'] as ReportFormat[]);
-  if (outputs.length > chosen.length) {
+  const lonePrint = outputs.length === 0 && formats.length <= 1;
+  if (!lonePrint && outputs.length !== formats.length) {
     throw new UsageError(
       'invalid_output',
-      `${outputs.length} --output given for ${chosen.length} --format; each --output belongs to the --format at the same position`,
-      { hint: 'add a --format for each --output, e.g. --format sarif --output tfgate.sarif' },
+      `${formats.length} --format and ${outputs.length} --output given; they pair one to one by position, so which report goes where would be a guess`,
+      {
+        hint: 'give each --format its own --output (- for stdout), or name each report with --report <format>=<file> (e.g. --report sarif=tfgate.sarif --report text)',
+      },
     );
   }
-  return chosen.map((format, i) => {
-    const path = outputs[i];
-    return path === undefined || path === '-' ? { format } : { format, path };
+  return chosen.map((format, i) => target(format, outputs[i]));
+}
+
+/** `--report sarif=out.sarif` (a file) or `--report text` / `--report text=-` (stdout), repeatable. */
+export function reportTargetsFromSpecs(specs: readonly string[]): ReportTarget[] {
+  return specs.map((spec) => {
+    const eq = spec.indexOf('=');
+    const format = eq === -1 ? spec : spec.slice(0, eq);
+    const path = eq === -1 ? undefined : spec.slice(eq + 1);
+    if (path === '') {
+      throw new UsageError('invalid_output', `--report ${spec} names no file after "="`, {
+        hint: `write --report ${format}=<file>, or --report ${format} for stdout`,
+      });
+    }
+    return target(parseReportFormat(format), path);
   });
+}
+
+function target(format: ReportFormat, path: string | undefined): ReportTarget {
+  return path === undefined || path === '-' ? { format } : { format, path };
 }
 
 export interface EmitOptions {

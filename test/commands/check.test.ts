@@ -84,6 +84,43 @@ describe('tfgate check decides', () => {
     expect((await readdir(fixture.dir)).filter((n) => n.endsWith('.tmp'))).toEqual([]);
   });
 
+  it('--report <format>=<file> puts each report in its own file; a --report without a file prints', async () => {
+    const sarif = join(fixture.dir, 'named.sarif');
+    const json = join(fixture.dir, 'named.json');
+    const result = await check('--report', `sarif=${sarif}`, '--report', `json=${json}`, '--report', 'text');
+    expect(result.exitCode).toBe(3);
+    expect(result.stdout).toMatch(/^FAIL: /);
+    expect(JSON.parse(await readFile(sarif, 'utf8')).version).toBe('2.1.0');
+    expect(JSON.parse(await readFile(json, 'utf8')).decision).toBe('block');
+  });
+
+  it.each([
+    // Used to write JSON into out.sarif and SARIF to stdout.
+    ['two --format, one --output', ['--format', 'json', '--format', 'sarif', '--output', 'out.sarif']],
+    ['an --output with no --format', ['--output', 'out.sarif']],
+    ['--report with --format', ['--report', 'sarif=out.sarif', '--format', 'json']],
+    ['--report with no file after =', ['--report', 'sarif=']],
+  ])('refuses reports that do not pair one to one: %s (exit 1, nothing written)', async (_what, args) => {
+    const result = await runCli(
+      [
+        'check',
+        '--plan-json',
+        cloud.planPath,
+        '--bundle',
+        fixture.bundlePath,
+        '--public-key',
+        fixture.publicKeyPath,
+        ...args,
+      ],
+      { cwd: fixture.dir },
+    );
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/--report/);
+    expect(result.stderr).not.toMatch(/Invalid input|ZodError/);
+    expect((await readdir(fixture.dir)).filter((n) => n.startsWith('out'))).toEqual([]);
+  });
+
   it('takes the public key and threshold from TFGATE_PUBLIC_KEY and TFGATE_MIN_SEVERITY', async () => {
     const result = await runCli(['check', '--plan-json', cloud.planPath, '--bundle', fixture.bundlePath], {
       env: { TFGATE_PUBLIC_KEY: fixture.publicKeyPath, TFGATE_MIN_SEVERITY: 'critical' },

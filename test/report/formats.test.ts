@@ -9,6 +9,7 @@ import {
   renderGithubAnnotations,
   renderReport,
   reportTargets,
+  reportTargetsFromSpecs,
 } from '../../src/report/index.js';
 import { multitoolErrors } from '../helpers/sarif.js';
 import { evaluation, gate, passingEvaluation } from './fixtures.js';
@@ -163,6 +164,15 @@ describe('colour and outputs', () => {
       { format: 'sarif', path: 'r.sarif' },
     ]);
     expect(() => reportTargets(['text'], ['a', 'b'])).toThrow(/--output/);
+    // Two reports, one file: which one goes there is a guess (it used to be the first, JSON into out.sarif).
+    expect(() => reportTargets(['json', 'sarif'], ['out.sarif'])).toThrow(/pair one to one/);
+    expect(reportTargets(['sarif'], [])).toEqual([{ format: 'sarif' }]);
+    expect(reportTargetsFromSpecs(['sarif=out.sarif', 'text', 'json=-'])).toEqual([
+      { format: 'sarif', path: 'out.sarif' },
+      { format: 'text' },
+      { format: 'json' },
+    ]);
+    expect(() => reportTargetsFromSpecs(['yaml=a'])).toThrow(/unknown report format "yaml"/);
     expect(() => reportTargets(['yaml'], [])).toThrow(/unknown report format "yaml"/);
   });
 

@@ -1,17 +1,18 @@
 // Flag groups several normalisers read the same way: severity, reports and advisory; the service connection.
 import { envBoolean, nonEmpty, reportTargetsFromFlags } from '../../options/common.js';
 
-/** --min-severity, --format/--output, --advisory as commander hands them over. */
+/** --min-severity, --report (or --format/--output), --advisory as commander hands them over. */
 export interface DecisionFlags {
   minSeverity?: string;
   format?: string[];
   output?: string[];
+  report?: string[];
   advisory?: boolean;
 }
 
 export const DECISION_FLAG_NAMES: Readonly<Record<string, string>> = {
   minSeverity: '--min-severity',
-  reports: '--format/--output',
+  reports: '--report/--format/--output',
   advisory: '--advisory',
 };
 
@@ -19,7 +20,7 @@ export const DECISION_FLAG_NAMES: Readonly<Record<string, string>> = {
 export function decisionInput(flags: DecisionFlags, env: NodeJS.ProcessEnv) {
   return {
     minSeverity: flags.minSeverity ?? nonEmpty(env.TFGATE_MIN_SEVERITY),
-    reports: reportTargetsFromFlags(flags.format, flags.output),
+    reports: reportTargetsFromFlags(flags.format, flags.output, flags.report),
     advisory: flags.advisory ?? envBoolean(env, 'TFGATE_ADVISORY'),
   };
 }
