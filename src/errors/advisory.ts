@@ -28,7 +28,7 @@ function situationText(situation: AdvisorySituation): string {
     case 'no-decision':
       return `no decision could be reached (${situation.reason})`;
     case 'would-block':
-      return `${situation.findings} finding(s) would block at min severity ${situation.minSeverity}`;
+      return `${situation.findings} ${situation.findings === 1 ? 'finding' : 'findings'} would block at min severity ${situation.minSeverity}`;
     case 'gate-would-block':
       return `the gate WOULD HAVE BLOCKED this release (${situation.summary})`;
   }

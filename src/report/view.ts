@@ -45,7 +45,7 @@ export interface ReportView {
   verdict: Verdict;
   minSeverity: Severity;
   rows: FindingRow[];
-  /** Number of blocking findings: the `N failures` Atlantis reads. */
+  /** Number of blocking findings: the `N failure(s)` Atlantis reads. */
   failures: number;
   /** Set when the service decided but gave no details tfgate could read. */
   detailsUnavailable?: string;
@@ -171,7 +171,7 @@ function plural(n: number, one: string, many: string): string {
 
 /**
  * The one decision line every text-like report starts with. Atlantis's custom_policy_check reads it:
- * a block starts with FAIL and says "N failures"; a pass starts with PASS and never contains "fail",
+ * a block starts with FAIL and says "N failure(s)"; a pass starts with PASS and never contains "fail",
  * since Atlantis searches the output for that substring.
  */
 export function decisionLine(view: ReportView): string {
@@ -199,8 +199,9 @@ export function decisionLine(view: ReportView): string {
   }
   const n = view.failures;
   if (view.verdict === 'fail') {
-    // Always the plural "failures": it is the token CI tools look for.
-    return `FAIL: ${n} failures, ${scope} (${where})`;
+    // "1 failure", "2 failures": both hold "fail" (Atlantis's custom_policy_check) and "N failure" (its
+    // conftest reading, /[1-9][0-9]* failure/).
+    return `FAIL: ${plural(n, 'failure', 'failures')}, ${scope} (${where})`;
   }
   return `ADVISORY: would block on ${plural(n, 'finding', 'findings')}, ${scope} (${where}); not enforced because --advisory was given`;
 }

@@ -122,7 +122,7 @@ describe('tfgate bundle pull', () => {
       },
     );
     expect(outcome.exitCode).toBe(3);
-    expect(stdout).toMatch(/^FAIL: 1 failures/);
+    expect(stdout).toMatch(/^FAIL: 1 failure,/);
     expect(stdout).toContain('terraform_data.new');
   });
 

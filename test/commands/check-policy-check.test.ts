@@ -114,7 +114,9 @@ describe('tfgate check --approved-findings', () => {
     await writeFile(partial, JSON.stringify(recorded));
     const result = await check('--approved-findings', partial);
     expect(result.exitCode).toBe(3);
-    expect(result.stdout).toMatch(/^FAIL: 1 failures/);
+    expect(result.stdout).toMatch(/^FAIL: 1 failure,/);
+    // The singular still reads as a failure to Atlantis ("1 failure" matches its pattern).
+    expect(atlantisSeesFailure(result.stdout)).toBe(true);
     const blockingRows = result.stdout.split('\n').filter((l) => l.startsWith('*'));
     expect(blockingRows).toHaveLength(1);
     expect(blockingRows[0]).toContain(left.address);

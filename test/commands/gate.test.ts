@@ -64,7 +64,7 @@ describe('tfgate gate against the real service', () => {
     const outcome = await runGate(options('gate-drift', { minSeverity: 'critical' }), context);
     expect(outcome.exitCode).toBe(3);
     expect(outcome.result?.blocking.map((f) => f.rule)).toEqual(['capability_dependency_missing']);
-    expect(out.stdout).toMatch(/^FAIL: 1 failures/);
+    expect(out.stdout).toMatch(/^FAIL: 1 failure,/);
   });
 
   it('--advisory reports the block, says loudly it would have blocked, and exits 0', async () => {

@@ -13,7 +13,7 @@ test('scripts/demo.sh runs the whole loop: blocked, acknowledged, applied, gated
     env: { ...process.env, TFGATE_API_KEY: '', TFGATE_BASE_URL: '' },
     maxBuffer: 64 * 1024 * 1024,
   });
-  expect(stdout).toMatch(/FAIL: 1 failures/);
+  expect(stdout).toMatch(/FAIL: 1 failure,/);
   expect(stdout).toContain('exit 3: blocked; terraform_data.ledger[0] is still in the state');
   expect(stdout).toMatch(/finding_acknowledged {2}by .*"reason":"audit log moves to the new platform in Q1/);
   expect(stdout).toContain('Apply complete! Resources: 0 added, 2 changed, 0 destroyed.');

@@ -62,7 +62,7 @@ export function evaluationBlockedError(result: EvaluationResult): ServiceError {
   return new ServiceError(
     409,
     'evaluation_blocked',
-    `the plan has ${result.findings.length} finding(s) at or above ${result.min_severity} against the approved design of "${result.package_id}"; do not apply it`,
+    `the plan has ${result.findings.length} ${result.findings.length === 1 ? 'finding' : 'findings'} at or above ${result.min_severity} against the approved design of "${result.package_id}"; do not apply it`,
     { body: { ...result } },
   );
 }

@@ -1,0 +1,23 @@
+// Counts in messages read as English: "1 finding", "2 findings" (not "1 findings" or "finding(s)").
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ADVISORY_CONSEQUENCE, advisoryNotice } from '../../src/errors/advisory.js';
+import { parseOptions } from '../../src/errors/options.js';
+
+const consequence = Object.values(ADVISORY_CONSEQUENCE)[0]!;
+
+describe('singular and plural', () => {
+  it('advisory mode counts findings', () => {
+    const one = advisoryNotice({ kind: 'would-block', findings: 1, minSeverity: 'low' }, consequence);
+    const two = advisoryNotice({ kind: 'would-block', findings: 2, minSeverity: 'low' }, consequence);
+    expect(one).toContain('1 finding would block');
+    expect(two).toContain('2 findings would block');
+    expect(one + two).not.toContain('(s)');
+  });
+
+  it('an option that needs values says how many', () => {
+    expect(() => parseOptions(z.object({ scopes: z.array(z.string()).min(1) }), { scopes: [] })).toThrow(
+      /scopes: needs at least one value$/,
+    );
+  });
+});
