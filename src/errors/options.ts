@@ -43,7 +43,9 @@ export function plainIssueMessage(issue: Issue): string {
         return Number(issue.minimum) <= 1
           ? 'must not be empty'
           : `must be at least ${issue.minimum} characters`;
-      return Number(issue.minimum) === 1 ? 'needs at least one value' : `needs at least ${issue.minimum} values`;
+      return Number(issue.minimum) === 1
+        ? 'needs at least one value'
+        : `needs at least ${issue.minimum} values`;
     case 'too_big':
       if (issue.origin === 'string') return `must be at most ${issue.maximum} characters`;
       return `must be at most ${issue.maximum}`;
