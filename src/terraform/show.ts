@@ -19,7 +19,9 @@ export function showJsonSource(context: Omit<RunContext, 'stdout'>, planFile?: s
     open(): Readable {
       const { child, result } = spawnProcess(
         command,
-        [...globalArgs(context), 'show', '-json', ...(planFile === undefined ? [] : [planFile])],
+        // -no-color always: show's stderr is captured, re-printed and quoted in tfgate's error, never shown
+        // live, so colour codes would only reach logs and messages.
+        [...globalArgs(context), 'show', '-json', '-no-color', ...(planFile === undefined ? [] : [planFile])],
         {
           env: terraformEnv(context.env),
           stdout: 'pipe',

@@ -96,6 +96,26 @@ describe('tfgate check --plan-file', () => {
     expect(advisory.exitCode).toBe(ExitCode.terraform);
   });
 
+  it('passes -no-color to terraform when the output is not a terminal: no ESC byte from show or plan reaches the logs (built CLI)', async () => {
+    await buildCli();
+    const ws = TerraformWorkspace.create(EXAMPLE_DIR);
+    workspaces.push(ws);
+    const bogus = join(ws.dir, 'notes.txt');
+    writeFileSync(bogus, 'not a plan\n');
+    const route = ['--bundle', sanctioned.bundle, '--public-key', sanctioned.publicKey];
+    const env = { TF_CLI_CONFIG_FILE: String(ws.env.TF_CLI_CONFIG_FILE) };
+    // terraform show colours its error even into a pipe unless told -no-color.
+    const shown = await runCli(['check', '--plan-file', bogus, '--chdir', ws.dir, ...route], { env });
+    expect(shown.exitCode).toBe(ExitCode.terraform);
+    expect(shown.stderr).toContain('Failed to read the given file as a state or plan file');
+    expect(shown.stdout + shown.stderr).not.toContain('\u001b');
+    writeFileSync(join(ws.dir, 'broken.tf'), 'resource "terraform_data" "broken" { input = }\n');
+    const planned = await runCli(['plan', '--chdir', ws.dir, ...route], { env });
+    expect(planned.exitCode).toBe(ExitCode.terraform);
+    expect(planned.stderr).toContain('Invalid expression');
+    expect(planned.stdout + planned.stderr).not.toContain('\u001b');
+  });
+
   it('an errored plan (terraform wrote it anyway) is never evaluated: exit 4 by --plan-file and --plan-json (built CLI)', async () => {
     await buildCli();
     const ws = await guardedWorkspace();

@@ -7,7 +7,7 @@ import { exitPromptlyIfInterrupted } from '../interrupt.js';
 import { terminalIo } from '../io.js';
 import type { WrapperFlags } from '../normalise/wrapper.js';
 import { addAdvisoryOption, addMinSeverityOption, addReportOptions, addRouteOptions } from '../options.js';
-import { createProgress } from '../progress.js';
+import { createProgress, useColor } from '../progress.js';
 
 /** The route, severity, report and terraform flags; the same names and meanings as `tfgate check`. */
 export function addWrapperOptions(command: Command): Command {
@@ -35,7 +35,9 @@ export function addWrapperOptions(command: Command): Command {
 }
 
 export function cliContext(): WrapperContext {
-  return { progress: createProgress(), ...terminalIo() };
+  const io = terminalIo();
+  // Terraform writes to both streams: `tfgate plan 2>plan.log` on a terminal must not put ESC codes in the log.
+  return { progress: createProgress(), ...io, terraformColor: io.color && useColor(process.stderr, io.env) };
 }
 
 export function registerPlan(program: Command): void {

@@ -38,6 +38,8 @@ export interface WrapperContext {
   env: NodeJS.ProcessEnv;
   /** Colour for reports on stdout and for terraform (false adds -no-color). */
   color: boolean;
+  /** Colour for terraform's own output, which reaches our stdout and stderr (default: color). */
+  terraformColor?: boolean;
   /** Overrides opening options.route (library callers with an evaluator of their own). */
   openEvaluator?: () => Promise<PlanEvaluator>;
   /** Where cdktf.json is looked for with --cdktf-stack (default: the current directory). */

@@ -62,7 +62,7 @@ export async function withSession<T>(
       env: context.env,
       // A JSON/SARIF/JUnit report on stdout must stay parseable: terraform's output moves to stderr.
       stdout: machineReportOnStdout ? 'stderr' : 'stdout',
-      color: context.color,
+      color: context.terraformColor ?? context.color,
       guard,
     });
     const open =
