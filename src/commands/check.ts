@@ -8,9 +8,12 @@ import { fileSource, type PlanSource, stdinSource } from '../plan/index.js';
 import type { ReportTarget } from '../report/index.js';
 import { advisoryWithoutDecision } from './advisory.js';
 import { readApprovedFindings, withApprovedFindings } from './approved-findings.js';
+import { requireFiles } from './input-files.js';
 import type { CommandIo } from './io.js';
 import { evaluatePlan, type PipelineOutcome } from './pipeline.js';
-import { openEvaluator, routeSchema } from './route.js';
+import { checkRoute, openEvaluator, routeSchema } from './route.js';
+
+const PLAN_FLAG = { 'plan-json': '--plan-json', 'plan-file': '--plan-file' } as const;
 
 /** Where the plan comes from: exactly one of --plan-json and --plan-file. */
 export const planInputSchema = z.discriminatedUnion('kind', [
@@ -62,6 +65,12 @@ export type CheckContext = CommandIo;
 
 export async function runCheck(options: CheckOptions, context: CheckContext): Promise<PipelineOutcome> {
   const reports = options.customPolicyCheck ? await policyCheckReports(options.reports) : options.reports;
+  // Files the user named, and the route's settings, before anything is read: a missing one is a usage error.
+  await requireFiles([
+    ...(options.plan.path === '-' ? [] : [{ flag: PLAN_FLAG[options.plan.kind], path: options.plan.path }]),
+    ...(options.approvedFindings ? [{ flag: '--approved-findings', path: options.approvedFindings }] : []),
+  ]);
+  await checkRoute(options.route, context.env);
   let evaluator: PlanEvaluator;
   let source: PlanSource;
   let approved: Awaited<ReturnType<typeof readApprovedFindings>> | undefined;

@@ -2,6 +2,7 @@
 // the wrapper (plan, apply): the route's options and opening its evaluator.
 import { z } from 'zod';
 import type { PlanEvaluator } from '../model/evaluator.js';
+import { requireFiles } from './input-files.js';
 
 /** Who decides: a signed bundle, offline (--bundle), or the service (--package). */
 export const routeSchema = z.discriminatedUnion('kind', [
@@ -34,6 +35,28 @@ export type RouteOption = z.output<typeof routeSchema>;
 export interface RouteContext {
   stderr: { write(chunk: string): unknown };
   env?: NodeJS.ProcessEnv;
+}
+
+const BUNDLE_HINT =
+  '`tfgate bundle pull --package <id>` downloads the signed bundle and the platform public key';
+
+/**
+ * Everything about the route that can be checked without loading it: the bundle and key files exist; the
+ * service has a base URL and TFGATE_API_KEY (and a readable CA file). Run before terraform starts, so a
+ * missing setting never comes after a whole plan has printed.
+ */
+export async function checkRoute(route: RouteOption, env: NodeJS.ProcessEnv): Promise<void> {
+  if (route.kind === 'remote') {
+    const { resolveClientConfig } = await import('../client/config.js');
+    await resolveClientConfig({ baseUrl: route.baseUrl, caFile: route.caFile }, env);
+    return;
+  }
+  await requireFiles([
+    { flag: '--bundle', path: route.bundle, hint: `check the path; ${BUNDLE_HINT}` },
+    ...(route.publicKey === undefined
+      ? []
+      : [{ flag: '--public-key', path: route.publicKey, hint: `check the path; ${BUNDLE_HINT}` }]),
+  ]);
 }
 
 export async function openEvaluator(route: RouteOption, context: RouteContext): Promise<PlanEvaluator> {

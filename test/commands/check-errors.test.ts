@@ -61,10 +61,11 @@ describe('tfgate check fails closed (exit 4, nothing on stdout) on', () => {
     expect(result.stderr).toMatch(/^error: /);
   });
 
-  it('a plan file that does not exist, naming it', async () => {
+  it('a plan file that does not exist is a usage error (exit 1), naming the flag and the file', async () => {
     const result = await checkWith(bundlePath, publicKeyPath, join(dir, 'nope.json'));
-    expect(result.exitCode).toBe(4);
-    expect(result.stderr).toContain('nope.json');
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain(`--plan-json ${join(dir, 'nope.json')} does not exist`);
+    expect(result.stderr).toMatch(/hint: check the path/);
   });
 
   it('a tampered bundle, naming the file', async () => {
@@ -104,13 +105,14 @@ describe('tfgate check fails closed (exit 4, nothing on stdout) on', () => {
     expect(result.stderr).toContain('unsigned');
   });
 
-  it('a bundle or a public key that does not exist', async () => {
+  it('a bundle or a public key that does not exist is a usage error (exit 1), with a hint', async () => {
     const noBundle = await checkWith(join(dir, 'none.tar.gz'), publicKeyPath);
-    expect(noBundle.exitCode).toBe(4);
-    expect(noBundle.stderr).toContain('none.tar.gz');
+    expect(noBundle.exitCode).toBe(1);
+    expect(noBundle.stderr).toContain(`--bundle ${join(dir, 'none.tar.gz')} does not exist`);
+    expect(noBundle.stderr).toContain('tfgate bundle pull');
     const noKey = await checkWith(bundlePath, join(dir, 'none.pem'));
-    expect(noKey.exitCode).toBe(4);
-    expect(noKey.stderr).toContain('none.pem');
+    expect(noKey.exitCode).toBe(1);
+    expect(noKey.stderr).toContain(`--public-key ${join(dir, 'none.pem')} does not exist`);
   });
 
   it('a public key that is not a PEM public key', async () => {

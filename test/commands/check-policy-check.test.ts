@@ -130,10 +130,10 @@ describe('tfgate check --approved-findings', () => {
     expect((await check('--approved-findings', passed)).exitCode).toBe(3);
   });
 
-  it('fails closed on a result it cannot read (exit 4) and refuses one for another package (exit 1)', async () => {
+  it('fails closed on a result it cannot read (exit 4), a missing one (exit 1) and one for another package (exit 1)', async () => {
     const missing = await check('--approved-findings', join(fixture.dir, 'none.json'));
-    expect(missing.exitCode).toBe(4);
-    expect(missing.stderr).toContain('none.json');
+    expect(missing.exitCode).toBe(1);
+    expect(missing.stderr).toContain(`--approved-findings ${join(fixture.dir, 'none.json')} does not exist`);
     const garbage = join(fixture.dir, 'garbage.json');
     await writeFile(garbage, '{"package_id": "corpus-cloud"}');
     const invalid = await check('--approved-findings', garbage);

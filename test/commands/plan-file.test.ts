@@ -116,6 +116,37 @@ describe('tfgate check --plan-file', () => {
     expect(planned.stdout + planned.stderr).not.toContain('\u001b');
   });
 
+  it.each([
+    ['no base URL', ['--package', 'payments'], { TFGATE_API_KEY: 'tfg_x' }, /TFGATE_BASE_URL/],
+    [
+      'no API key',
+      ['--package', 'payments', '--base-url', 'http://127.0.0.1:9'],
+      {},
+      /TFGATE_API_KEY is not set/,
+    ],
+    [
+      'a missing bundle',
+      ['--bundle', 'none.tar.gz', '--public-key', 'none.pem'],
+      {},
+      /--bundle none\.tar\.gz does not exist/,
+    ],
+  ])(
+    'plan and apply check the route before terraform starts: %s is exit 1 with no plan printed',
+    async (_what, route, extraEnv, message) => {
+      await buildCli();
+      const ws = TerraformWorkspace.create(EXAMPLE_DIR);
+      workspaces.push(ws);
+      const env = { TF_CLI_CONFIG_FILE: String(ws.env.TF_CLI_CONFIG_FILE), TFGATE_BASE_URL: '', ...extraEnv };
+      for (const command of ['plan', 'apply']) {
+        const result = await runCli([command, '--chdir', ws.dir, ...route], { env, cwd: ws.dir });
+        expect(result.exitCode, result.stderr).toBe(ExitCode.usage);
+        expect(result.stderr).toMatch(message);
+        // Terraform never started: neither its plan nor tfgate's "terraform plan" step was printed.
+        expect(result.stdout + result.stderr).not.toMatch(/terraform plan|Plan:|will be created/);
+      }
+    },
+  );
+
   it('an errored plan (terraform wrote it anyway) is never evaluated: exit 4 by --plan-file and --plan-json (built CLI)', async () => {
     await buildCli();
     const ws = await guardedWorkspace();
@@ -139,23 +170,20 @@ describe('tfgate check --plan-file', () => {
     }
   });
 
-  it('a missing plan file is no decision (exit 4), naming the file', async () => {
+  it('a missing plan file is a usage error (exit 1), naming the flag and the file, even with --advisory', async () => {
     const options = resolveCheckOptions(
       { planFile: '/nonexistent/plan.tfplan', bundle: sanctioned.bundle, publicKey: sanctioned.publicKey },
       {},
     );
-    await expect(runCheck(options, checkContext(process.env).context)).rejects.toMatchObject({
-      exitCode: ExitCode.noDecision,
-      message: expect.stringContaining('/nonexistent/plan.tfplan') as unknown as string,
-    });
-    // --advisory: no decision is said loudly, naming the file, and exits 0.
-    const advisory = checkContext(process.env);
-    const outcome = await runCheck({ ...options, advisory: true }, advisory.context);
-    expect(outcome.exitCode).toBe(ExitCode.ok);
-    expect(outcome.result).toBeUndefined();
-    expect(advisory.stderr()).toMatch(
-      /^ADVISORY MODE: no decision could be reached \(.*\/nonexistent\/plan\.tfplan/,
-    );
+    const expected = {
+      exitCode: ExitCode.usage,
+      message: '--plan-file /nonexistent/plan.tfplan does not exist',
+    };
+    await expect(runCheck(options, checkContext(process.env).context)).rejects.toMatchObject(expected);
+    // --advisory covers a missing decision, not a usage error.
+    await expect(
+      runCheck({ ...options, advisory: true }, checkContext(process.env).context),
+    ).rejects.toMatchObject(expected);
   });
 
   it('takes exactly one plan input and exactly one route', () => {

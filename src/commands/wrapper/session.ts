@@ -11,7 +11,7 @@ import {
   SignalGuard,
   Terraform,
 } from '../../terraform/index.js';
-import { openEvaluator } from '../route.js';
+import { checkRoute, openEvaluator } from '../route.js';
 import type { WrapperContext, WrapperOptions } from './options.js';
 
 /** One run of the wrapper: terraform, its arguments, the signal guard, and the policy being loaded. */
@@ -51,6 +51,8 @@ export async function withSession<T>(
         },
       );
     }
+    // Route and key settings first: a missing one must not come after terraform has planned.
+    await checkRoute(options.route, context.env);
     const cdktf = await resolveCdktfTarget(options, args.chdir, context);
     const machineReportOnStdout = options.reports.some(
       (r) => r.path === undefined && r.format !== 'text' && r.format !== 'markdown',
