@@ -1,4 +1,6 @@
 // `tfgate serve`: run the reference conformance service until SIGTERM or SIGINT, then shut down gracefully.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { type RunningService, type ServeConfig, startService } from '../service/index.js';
 
 export interface ServeOptions {
@@ -6,12 +8,24 @@ export interface ServeOptions {
   config: ServeConfig;
   /** Resolves when the service should stop; defaults to the first SIGTERM or SIGINT. */
   until?: (service: RunningService) => Promise<unknown>;
+  /** Where start-up notices for the operator go (default: process.stderr); request logs stay on stdout. */
+  stderr?: { write(chunk: string): unknown };
 }
 
 export interface ServeResult {
   url: string;
   signal?: string;
 }
+
+/** How to create the first key, said when a store has none: without one every call is refused (401). */
+export const NO_API_KEY_WARNING = [
+  'tfgate serve: WARNING: the store has no API key yet, so every call will be refused (401 unauthorized).',
+  '  To create the first key, stop the service and start it once with TFGATE_BOOTSTRAP_API_KEY set to a',
+  '  secret of at least 16 characters, e.g.',
+  '    export TFGATE_BOOTSTRAP_API_KEY="$(openssl rand -hex 24)"',
+  '  It becomes an admin key (every scope) of account "default"; keep it in your secret store and create',
+  '  narrower keys with `tfgate keys create`.',
+].join('\n');
 
 function firstSignal(): Promise<string> {
   return new Promise((resolve) => {
@@ -26,7 +40,22 @@ function firstSignal(): Promise<string> {
 }
 
 export async function serve(options: ServeOptions): Promise<ServeResult> {
-  const service = await startService(options.config);
+  const { config } = options;
+  const stderr = options.stderr ?? process.stderr;
+  let warned = false;
+  const warnNoKey = () => {
+    if (warned) return;
+    warned = true;
+    stderr.write(`${NO_API_KEY_WARNING}\n`);
+  };
+  // A new embedded store takes seconds to create: say so, and say at once when it will start with no key.
+  if (config.databaseUrl === undefined && !existsSync(join(config.dataDir, 'pgdata'))) {
+    stderr.write(
+      `tfgate serve: preparing a new store in ${config.dataDir} (first start, a few seconds)...\n`,
+    );
+    if (!config.bootstrapApiKey) warnNoKey();
+  }
+  const service = await startService(config, undefined, { noApiKey: warnNoKey });
   const stopped = await (options.until ? options.until(service) : firstSignal());
   await service.close();
   return { url: service.url, ...(typeof stopped === 'string' ? { signal: stopped } : {}) };

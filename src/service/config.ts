@@ -1,5 +1,6 @@
 // The service's settings: every flag has an environment variable, normalised by one zod schema.
 import { z } from 'zod';
+import { parseOptions } from '../errors/options.js';
 
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 const SIZE_UNITS: Record<string, number> = {
@@ -154,13 +155,22 @@ export const serveConfigSchema = z
     instanceId: z.string().min(1).optional(),
     logLevel: z.enum(['info', 'warn', 'error', 'silent']),
     /** From TFGATE_BOOTSTRAP_API_KEY only: a secret never goes on a command line. */
-    bootstrapApiKey: z.string().min(16, 'TFGATE_BOOTSTRAP_API_KEY must be at least 16 characters').optional(),
+    bootstrapApiKey: z
+      .string()
+      .min(16, 'must be at least 16 characters; generate one with `openssl rand -hex 24`')
+      .optional(),
     /** Largest JSON or design body (acknowledgements, admin calls, designs). */
     maxJsonBody: sizeSchema.default(1024 * 1024),
   })
   .strict();
 
 export type ServeConfig = z.output<typeof serveConfigSchema>;
+
+/** Option path → how the user wrote it: the flag, and its variable. */
+export const SERVE_OPTION_NAMES: Readonly<Record<string, string>> = Object.fromEntries([
+  ...SERVE_SETTINGS.map((s) => [s.key, `${s.flag.split(' ')[0]} (env ${s.env})`]),
+  ['bootstrapApiKey', 'TFGATE_BOOTSTRAP_API_KEY'],
+]);
 
 /** Flags win over the environment, which wins over defaults. */
 export function resolveServeConfig(
@@ -175,5 +185,11 @@ export function resolveServeConfig(
     if (value !== undefined) raw[setting.key] = value;
   }
   if (env.TFGATE_BOOTSTRAP_API_KEY) raw.bootstrapApiKey = env.TFGATE_BOOTSTRAP_API_KEY;
-  return serveConfigSchema.parse(raw);
+  // Plain words, never the schema library's (a short bootstrap key was "internal error: [zod JSON]").
+  return parseOptions(
+    serveConfigSchema,
+    raw,
+    SERVE_OPTION_NAMES,
+    'run tfgate serve --help to see the settings',
+  );
 }

@@ -34,9 +34,16 @@ function packageVersion(): string {
   }
 }
 
+/** What the operator must know at start-up, as plain lines (the CLI prints them on stderr). */
+export interface StartNotices {
+  /** The store holds no API key and no TFGATE_BOOTSTRAP_API_KEY was given: every call will be refused. */
+  noApiKey?: () => void;
+}
+
 export async function startService(
   config: ServeConfig,
   log: Logger = createLogger(config.logLevel),
+  notices: StartNotices = {},
 ): Promise<RunningService> {
   const store = await openStore(
     config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: config.dataDir },
@@ -46,6 +53,8 @@ export async function startService(
       log.info(
         'bootstrap: created account "default" (plan enterprise) with the TFGATE_BOOTSTRAP_API_KEY key and every scope',
       );
+    } else if (!config.bootstrapApiKey && !(await store.apiKeys.any())) {
+      notices.noApiKey?.();
     }
     const platformKey = await loadPlatformKey({
       store,

@@ -15,6 +15,8 @@ export function registerServe(program: Command): void {
   command.addHelpText(
     'after',
     `
+${settingsTable()}
+
 Environment only (secrets never go on a command line):
   TFGATE_BOOTSTRAP_API_KEY  on the first start (no API key exists yet), creates account "default"
                             (plan enterprise) with this key holding every scope; ignored afterwards
@@ -34,4 +36,16 @@ revisions change with the key, so clients fetch the new public key and bundles o
     const { normaliseServeOptions } = await import('../normalise/serve.js');
     await serve({ config: normaliseServeOptions(opts, process.env) });
   });
+}
+
+/** One line per setting: its flag, its environment variable and its default. */
+function settingsTable(): string {
+  const rows = SERVE_SETTINGS.map((s) => [s.flag, s.env, s.default === undefined ? '-' : String(s.default)]);
+  const header = ['flag', 'environment variable', 'default'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) =>
+    `  ${cells.map((c, i) => (i < cells.length - 1 ? c.padEnd(widths[i]!) : c)).join('  ')}`;
+  return ['Settings, one per line (a flag wins over its variable):', line(header), ...rows.map(line)].join(
+    '\n',
+  );
 }

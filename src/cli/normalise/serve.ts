@@ -2,13 +2,12 @@
 // schema. Each setting is a row of SERVE_SETTINGS (flag, variable, default): flags win, then the
 // environment (an empty variable is unset), then the default.
 import { nonEmpty, parseOptions } from '../../options/common.js';
-import { SERVE_SETTINGS, type ServeConfig, serveConfigSchema } from '../../service/config.js';
-
-/** Option path → how the user wrote it: the flag, and its variable. */
-const SERVE_FLAG_NAMES: Readonly<Record<string, string>> = Object.fromEntries([
-  ...SERVE_SETTINGS.map((s) => [s.key, `${s.flag.split(' ')[0]} (env ${s.env})`]),
-  ['bootstrapApiKey', 'TFGATE_BOOTSTRAP_API_KEY'],
-]);
+import {
+  SERVE_OPTION_NAMES,
+  SERVE_SETTINGS,
+  type ServeConfig,
+  serveConfigSchema,
+} from '../../service/config.js';
 
 export function normaliseServeOptions(flags: Record<string, unknown>, env: NodeJS.ProcessEnv): ServeConfig {
   const input: Record<string, unknown> = {};
@@ -23,7 +22,7 @@ export function normaliseServeOptions(flags: Record<string, unknown>, env: NodeJ
   return parseOptions(
     serveConfigSchema,
     input,
-    SERVE_FLAG_NAMES,
+    SERVE_OPTION_NAMES,
     'run tfgate serve --help to see the settings',
   );
 }

@@ -42,6 +42,14 @@ export class ApiKeyRepository {
     private readonly packages: PackageRepository,
   ) {}
 
+  /** Whether any key exists, revoked or not (none: nobody can call the service until one is bootstrapped). */
+  async any(): Promise<boolean> {
+    const { rows } = await this.db.query<{ found: boolean }>(
+      'SELECT EXISTS (SELECT 1 FROM api_keys) AS found',
+    );
+    return rows[0]?.found === true;
+  }
+
   /** Creates the `default` account and the bootstrap key, only while no key exists at all. */
   bootstrap(key: NewApiKey): Promise<boolean> {
     return writeKeys(this.db, this.caches, async (tx) => {
