@@ -89,6 +89,14 @@ describe('tfgate gate exit codes', () => {
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain('--min-severity');
   });
+
+  it("exit 1 without --package, saying what is missing and how to give it (not the schema library's words)", async () => {
+    const result = await runCli(['gate'], { env: env({ TFGATE_PACKAGE: '' }) });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('tfgate gate needs the package to gate: --package <id>');
+    expect(result.stderr).toContain('TFGATE_PACKAGE');
+    expect(result.stderr).not.toMatch(/Invalid input|expected string|is required/);
+  });
 });
 
 describe('tfgate bundle pull exit codes', () => {

@@ -216,8 +216,21 @@ describe('readPlan refuses what is not a plan, saying where and what was expecte
 
   it("terraform's human-readable output instead of JSON", async () => {
     const error = await readError('Terraform will perform the following actions:');
-    expect(error.message).toMatch(/not JSON: expected '\{', found 'T' \(byte 0/);
+    expect(error.message).toMatch(
+      /not JSON: expected '\{', found text starting "Terraform will perform t…" \(byte 0/,
+    );
     expect(error.offset).toBe(0);
+  });
+
+  it('a text file starting with t, f or n is text, not "a boolean" or "null"', async () => {
+    // Whole: a file's first chunk holds its first word. (A first chunk shorter than the word, possible only on a
+    // pipe, still says "found a boolean": the literal cannot be told from text before its end arrives.)
+    expect((await readError('this is not a plan\n')).message).toMatch(
+      /not JSON: expected '\{', found text starting "this is not a plan"/,
+    );
+    expect((await readError('nothing to see')).message).not.toMatch(/boolean|null/);
+    // A real literal is still named as what it is.
+    expect((await readError('true')).message).toMatch(/found a boolean/);
   });
 
   it('the binary plan file instead of its JSON rendering', async () => {

@@ -1,6 +1,7 @@
 // `tfgate gate`: flags and environment → GateOptions, parsed once. There is no key flag: TFGATE_API_KEY.
 import { CLIENT_FLAG_NAMES } from '../../client/config.js';
 import { type GateOptions, gateOptionsSchema } from '../../commands/gate.js';
+import { UsageError } from '../../errors/index.js';
 import { nonEmpty, parseOptions } from '../../options/common.js';
 import {
   clientInput,
@@ -16,6 +17,11 @@ export interface GateFlags extends DecisionFlags, ServiceFlags {
 }
 
 export function normaliseGateOptions(flags: GateFlags, env: NodeJS.ProcessEnv): GateOptions {
+  if (flags.package === undefined && nonEmpty(env.TFGATE_PACKAGE) === undefined) {
+    throw new UsageError('package_required', 'tfgate gate needs the package to gate: --package <id>', {
+      hint: 'e.g. tfgate gate --package payments --min-severity high (or set TFGATE_PACKAGE)',
+    });
+  }
   return parseOptions(
     gateOptionsSchema,
     {

@@ -253,6 +253,9 @@ export class JsonScanner extends KeptValues {
       this.fail('the input looks UTF-16 encoded (it starts with a byte order mark): write it as UTF-8', at);
     if (c === 0x50 && (i + 1 >= buf.length || buf[i + 1] === 0x4b))
       this.fail("found 'P': this looks like a binary plan file (a zip archive), not its JSON rendering", at);
+    // Text (a log, terraform's human-readable plan) is named as text: "this is…" is not "a boolean".
+    if (isLetter(c) && !(c in LITERALS && literalStartsAt(buf, i, LITERALS[c]!.bytes)))
+      this.fail(`not JSON: expected '{', found text starting ${textPreview(buf, i)}`, at);
     if (!startsValue(c)) this.fail(`not JSON: expected '{', found ${describeByte(c)}`, at);
   }
 
@@ -364,4 +367,23 @@ function parseEscapedToken(token: string): string | undefined {
     return undefined;
   }
   return token.includes('\\u') && LONE_SURROGATE.test(text) ? undefined : text;
+}
+
+function isLetter(c: number): boolean {
+  return (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
+}
+
+/** Whether buf holds `literal` at i, followed by a non-letter (or the chunk's end: the rest is unseen). */
+function literalStartsAt(buf: Buffer, i: number, literal: Uint8Array): boolean {
+  for (let k = 0; k < literal.length && i + k < buf.length; k++) if (buf[i + k] !== literal[k]) return false;
+  const after = buf[i + literal.length];
+  return after === undefined || !isLetter(after);
+}
+
+/** Up to 24 printable ASCII characters from i, quoted, stopping at the first other byte. */
+function textPreview(buf: Buffer, i: number): string {
+  let end = i;
+  while (end < buf.length && end - i < 24 && buf[end]! >= 0x20 && buf[end]! <= 0x7e) end++;
+  const more = end < buf.length && buf[end]! >= 0x20 && buf[end]! <= 0x7e ? '…' : '';
+  return `"${buf.toString('latin1', i, end).replace(/["\\]/g, '\\$&')}${more}"`;
 }
