@@ -43,6 +43,11 @@ export function plainIssueMessage(issue: Issue): string {
         return Number(issue.minimum) <= 1
           ? 'must not be empty'
           : `must be at least ${issue.minimum} characters`;
+      // "--retries -1" is a number below its minimum, not a list with too few values.
+      if (issue.origin === 'number' || issue.origin === 'int' || issue.origin === 'bigint')
+        return issue.inclusive === false
+          ? `must be more than ${issue.minimum}`
+          : `must be at least ${issue.minimum}`;
       return Number(issue.minimum) === 1
         ? 'needs at least one value'
         : `needs at least ${issue.minimum} values`;

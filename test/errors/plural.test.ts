@@ -15,6 +15,19 @@ describe('singular and plural', () => {
     expect(one + two).not.toContain('(s)');
   });
 
+  it('a number below its minimum says so, not "needs at least 0 values"', () => {
+    const schema = z.object({
+      retries: z.coerce.number().int().min(0),
+      timeout: z.coerce.number().positive(),
+    });
+    expect(() => parseOptions(schema, { retries: '-1', timeout: '1' })).toThrow(
+      /^retries: must be at least 0$/,
+    );
+    expect(() => parseOptions(schema, { retries: '1', timeout: '0' })).toThrow(
+      /^timeout: must be more than 0$/,
+    );
+  });
+
   it('an option that needs values says how many', () => {
     expect(() => parseOptions(z.object({ scopes: z.array(z.string()).min(1) }), { scopes: [] })).toThrow(
       /scopes: needs at least one value$/,
