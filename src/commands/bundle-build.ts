@@ -5,6 +5,7 @@ import { loadDesign } from '../design/index.js';
 import { UsageError } from '../errors/index.js';
 import { writeFileAtomic } from '../fs/atomic-file.js';
 import { buildBundle, loadSigningKey, publicKeyPem, verifyBundle } from '../policy/bundle/index.js';
+import { requireFiles } from './input-files.js';
 
 export const bundleBuildOptionsSchema = z.object({
   design: z.string().min(1),
@@ -31,6 +32,18 @@ export interface BundleBuildResult {
 }
 
 export async function runBundleBuild(options: BundleBuildOptions): Promise<BundleBuildResult> {
+  await requireFiles([
+    {
+      flag: '--design',
+      path: options.design,
+      hint: 'pass the path of an approved design document (YAML or JSON)',
+    },
+    {
+      flag: '--signing-key',
+      path: options.signingKey,
+      hint: 'pass the platform private key (PEM); `openssl genrsa -out signing.pem 3072` makes one for a trial',
+    },
+  ]);
   const design = await loadDesign(options.design);
   const signingKeyPem = await readFile(options.signingKey).catch((error: unknown) => {
     throw new UsageError(

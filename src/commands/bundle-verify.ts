@@ -1,6 +1,7 @@
 // `tfgate bundle verify`: what opa would check (signature, scope, every file's digest), and tfgate's layout.
 import { z } from 'zod';
 import { readVerifiedBundle, type VerifiedBundle } from '../policy/bundle/index.js';
+import { requireFiles } from './input-files.js';
 
 export const bundleVerifyOptionsSchema = z
   .object({
@@ -18,6 +19,15 @@ export type BundleVerifyOptions = z.output<typeof bundleVerifyOptionsSchema>;
 
 /** Resolves with what was verified; a refusal is a thrown BundleVerificationError (exit 4) saying which check failed. */
 export async function runBundleVerify(options: BundleVerifyOptions): Promise<VerifiedBundle> {
+  // A path that names nothing is a usage error (exit 1), as in every command; a bad bundle is exit 4.
+  await requireFiles([
+    {
+      flag: 'the bundle file',
+      path: options.bundle,
+      hint: 'check the path; `tfgate bundle pull --package <id>` downloads a bundle',
+    },
+    ...(options.publicKey === undefined ? [] : [{ flag: '--public-key', path: options.publicKey }]),
+  ]);
   return readVerifiedBundle(options.bundle, {
     ...(options.publicKey === undefined ? {} : { publicKey: { path: options.publicKey } }),
     expectedPackageId: options.packageId,

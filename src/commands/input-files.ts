@@ -15,7 +15,8 @@ export interface NamedFile {
 export async function requireFiles(files: readonly NamedFile[]): Promise<void> {
   for (const file of files) {
     const found = await stat(file.path).catch((error: NodeJS.ErrnoException) => error);
-    if (found instanceof Error || !found.isFile()) {
+    // Devices and pipes pass (/dev/stdin, a shell's <(...)): only nothing, or a directory, is refused here.
+    if (found instanceof Error || found.isDirectory()) {
       const what = found instanceof Error ? 'does not exist' : 'is a directory, not a file';
       throw new UsageError('file_not_found', `${file.flag} ${file.path} ${what}`, {
         hint: file.hint ?? `check the path given to ${file.flag} (relative paths start at ${process.cwd()})`,

@@ -68,6 +68,40 @@ describe('tfgate bundle verify', () => {
     expect(other.stderr).toContain('ledger');
   });
 
+  it('a bundle, key, design or signing key that does not exist is a usage error (exit 1) in every command, with a hint', async () => {
+    const none = join(dir, 'none');
+    const runs = [
+      [
+        ['bundle', 'verify', `${none}.tar.gz`, '--public-key', publicKeyPath],
+        `the bundle file ${none}.tar.gz`,
+      ],
+      [['bundle', 'verify', bundlePath, '--public-key', `${none}.pem`], `--public-key ${none}.pem`],
+      [
+        ['check', '--plan-json', `${none}.json`, '--bundle', bundlePath, '--public-key', publicKeyPath],
+        `--plan-json ${none}.json`,
+      ],
+      [
+        [
+          'bundle',
+          'build',
+          '--design',
+          `${none}.yaml`,
+          '--signing-key',
+          publicKeyPath,
+          '--output',
+          `${none}.out`,
+        ],
+        `--design ${none}.yaml`,
+      ],
+    ] as const;
+    for (const [args, named] of runs) {
+      const result = await runCli([...args]);
+      expect(result.exitCode, result.stderr).toBe(1);
+      expect(result.stderr).toContain(`error: ${named} does not exist`);
+      expect(result.stderr).toMatch(/^hint: /m);
+    }
+  });
+
   it('refuses a tampered file, naming it', async () => {
     const tampered = await write(
       'tampered.tar.gz',
