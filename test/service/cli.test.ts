@@ -82,7 +82,7 @@ describe('tfgate state push', () => {
     await writeFile(file, STATE_WITH_QUEUE);
     const res = await tfgate(['state', 'push', '--package', id, '--state-json', file]);
     expect(res.exitCode, res.stderr).toBe(0);
-    expect(res.stderr).toContain('3 resource(s)');
+    expect(res.stderr).toContain('3 resources');
     const gate = await api<{ decision: string }>(svc, 'POST', `${CONFORMANCE}/packages/${id}/gate`);
     expect(gate.body.decision).toBe('block');
   });
@@ -105,7 +105,7 @@ describe('tfgate state push', () => {
       },
     );
     expect(res.exitCode, res.stderr).toBe(0);
-    expect(res.stderr).toContain('3 resource(s) from stdin');
+    expect(res.stderr).toContain('3 resources from stdin');
   });
 
   it('runs terraform show -json itself on a real state', async () => {
@@ -123,7 +123,7 @@ describe('tfgate state push', () => {
     const id = await createApprovedPackage(svc, design('push-terraform'));
     const res = await tfgate(['state', 'push', '--package', id, '--chdir', config], env);
     expect(res.exitCode, res.stderr).toBe(0);
-    expect(res.stderr).toContain('2 resource(s) from terraform show -json');
+    expect(res.stderr).toContain('2 resources from terraform show -json');
     // The database capability dependency is missing from this state: critical drift.
     const gate = await api<{ blocking: Array<{ rule: string }> }>(
       svc,

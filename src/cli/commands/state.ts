@@ -22,7 +22,7 @@ export function registerState(program: Command): void {
     const options = normaliseStatePushOptions(flags, process.env);
     const result = await exitPromptlyIfInterrupted(statePush(options, { env: process.env }));
     process.stderr.write(
-      `pushed observed state of package ${result.packageId}: ${result.resources} resource(s) from ${result.source} at ${printable(result.pushedAt)}\n`,
+      `pushed observed state of package ${result.packageId}: ${result.resources} ${result.resources === 1 ? 'resource' : 'resources'} from ${result.source} at ${printable(result.pushedAt)}\n`,
     );
   });
 }
