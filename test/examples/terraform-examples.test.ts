@@ -1,12 +1,11 @@
-// examples/terraform, run as written: the README's commands against real terraform and the real service on
-// loopback. tfgate is the built CLI, on PATH as `tfgate`. The CI examples have their own files:
+// examples/terraform, run as written: the README's commands against real terraform, on the offline route (a
+// bundle the block signs itself; no service). tfgate is the built CLI, on PATH as `tfgate`. The CI examples have their own files:
 // atlantis.test.ts (Atlantis's own code), spacelift.test.ts, github-workflows.test.ts, ci-examples.test.ts.
 import { readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildCli } from '../helpers/cli.js';
-import { startService, type TestService } from '../helpers/service.js';
 import { TerraformWorkspace } from '../helpers/terraform.js';
 import { tfgateBinDir } from './tfgate-on-path.js';
 
@@ -14,17 +13,14 @@ const EXAMPLES = resolve(import.meta.dirname, '..', '..', 'examples');
 const TERRAFORM_EXAMPLE = join(EXAMPLES, 'terraform');
 
 let binDir: string;
-let svc: TestService;
 const workspaces: TerraformWorkspace[] = [];
 
 beforeAll(async () => {
   await buildCli();
   binDir = tfgateBinDir();
-  svc = await startService();
 });
 
-afterAll(async () => {
-  await svc?.stop();
+afterAll(() => {
   rmSync(binDir, { recursive: true, force: true });
 });
 
@@ -57,8 +53,6 @@ async function sh(command: string, cwd: string, env: NodeJS.ProcessEnv): Promise
   });
   return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), all: String(result.all) };
 }
-
-const _designText = (file: string) => readFileSync(join(TERRAFORM_EXAMPLE, file), 'utf8');
 
 describe('examples/terraform README', () => {
   it('runs the "Run it" block as written, with the exit code each line states', async () => {
