@@ -50,7 +50,8 @@ TFGATE_BOOTSTRAP_API_KEY="$TFGATE_API_KEY" TFGATE_LOG_LEVEL=warn \
   node "$root/dist/cli/main.js" serve --port 0 --data-dir "$work/data" --log-level info >"$work/service.log" 2>&1 &
 service_pid=$!
 for _ in $(seq 1 600); do # up to 60 s: a first start on a loaded machine takes a while
-  TFGATE_BASE_URL="$(sed -n 's/.*"msg":"listening".*"url":"\([^"]*\)".*/\1/p' "$work/service.log" | head -1)"
+  # sed quits at the first match itself: no `| head -1`, which under pipefail can fail on sed's SIGPIPE.
+  TFGATE_BASE_URL="$(sed -n '/.*"msg":"listening".*"url":"\([^"]*\)".*/{s//\1/p;q;}' "$work/service.log")"
   [ -n "$TFGATE_BASE_URL" ] && break
   kill -0 "$service_pid" 2>/dev/null || die "tfgate serve exited: $(cat "$work/service.log")"
   sleep 0.1
