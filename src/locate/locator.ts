@@ -2,8 +2,9 @@
 // the modules the addresses name (and the module manifest), bounded in bytes and time. A resource it cannot
 // place (no manifest, a lexing problem, two declarations, a file outside the repository, time up) gets no
 // location: a report without a line is better than one pointing at the wrong line.
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { readFileWithin } from '../fs/read-within.js';
 import type { SourceLocation } from '../model/index.js';
 import { parseResourceAddress } from './address.js';
 import { findHclBlocks, type HclBlockStart } from './hcl-blocks.js';
@@ -96,8 +97,8 @@ class Reader {
       if (!info.isFile() || info.size > this.limits.maxFileBytes) return undefined;
       if (this.spent + info.size > this.limits.maxTotalBytes) return undefined;
       this.spent += info.size;
-      const bytes = await readFile(file);
-      if (bytes.length > this.limits.maxFileBytes) return undefined;
+      const bytes = await readFileWithin(file, this.limits.maxFileBytes);
+      if (bytes === undefined) return undefined;
       // Terraform reads configuration as UTF-8 and refuses anything else; so does this.
       const text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
       return file.endsWith('.json') ? findJsonBlocks(text, this.limits.maxFileBytes) : findHclBlocks(text);

@@ -2,8 +2,8 @@
 // <data dir>/modules/modules.json = {"Modules": [{"Key": "app.inner", "Source": "../inner", "Dir": "modules/inner"}]}.
 // Keys join the module call names from the root with dots; Dir is relative to the root module's directory.
 // The file is untrusted input: read bounded, by the untrusted-JSON reader, and checked field by field.
-import { open } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { readFileWithin } from '../fs/read-within.js';
 import { parseUntrustedJson } from '../json/untrusted.js';
 
 /** A manifest larger than this is not read (thousands of modules take well under a megabyte). */
@@ -19,23 +19,13 @@ export async function readModulesManifest(
   maxBytes = MAX_MANIFEST_BYTES,
 ): Promise<Map<string, string> | undefined> {
   const file = join(resolve(configDir, dataDir), 'modules', 'modules.json');
-  let bytes: Buffer;
+  let bytes: Buffer | undefined;
   try {
-    const handle = await open(file, 'r');
-    try {
-      const size = (await handle.stat()).size;
-      if (size > maxBytes) return undefined;
-      // One byte more than the size tells whether the file grew while it was read.
-      bytes = Buffer.alloc(size + 1);
-      const { bytesRead } = await handle.read(bytes, 0, bytes.length, 0);
-      if (bytesRead > size) return undefined;
-      bytes = bytes.subarray(0, bytesRead);
-    } finally {
-      await handle.close();
-    }
+    bytes = await readFileWithin(file, maxBytes);
   } catch {
     return undefined;
   }
+  if (bytes === undefined) return undefined;
   let manifest: unknown;
   try {
     manifest = parseUntrustedJson(bytes, maxBytes);
