@@ -1,10 +1,10 @@
 // `tfgate design push|approve|show|diff`: a package's design through the management API.
-import { readFile } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { packagePath, type ServiceClient } from '../client/index.js';
 import { type Design, designSchema, parseDesign } from '../design/index.js';
 import { UsageError } from '../errors/index.js';
+import { readAtMost } from '../fs/read-at-most.js';
 import { packageIdSchema } from '../options/common.js';
 import { type PackageView, packageViewSchema } from '../schemas/management.js';
 import {
@@ -48,9 +48,10 @@ export interface DesignPushResult {
 }
 
 async function readDesignFile(file: string): Promise<{ text: string; design: Design }> {
-  let text: string;
+  let bytes: Buffer | undefined;
   try {
-    text = await readFile(file, 'utf8');
+    // Bounded while reading: a huge file or a device never fills memory before the size is checked.
+    bytes = await readAtMost(file, MAX_DESIGN_BYTES);
   } catch (error) {
     throw new UsageError(
       'design_not_found',
@@ -61,11 +62,12 @@ async function readDesignFile(file: string): Promise<{ text: string; design: Des
       },
     );
   }
-  if (Buffer.byteLength(text) > MAX_DESIGN_BYTES) {
+  if (bytes === undefined) {
     throw new UsageError('design_too_large', `the design file ${file} is larger than 1 MiB`, {
       hint: 'the service accepts designs up to 1 MiB',
     });
   }
+  const text = bytes.toString('utf8');
   // Checked here first, so a bad design is named with its file and line before anything is sent.
   return { text, design: parseDesign(text, file) };
 }

@@ -95,6 +95,13 @@ describe('tfgate design', () => {
     expect((await api(svc, 'GET', `${CONFORMANCE}/packages/beta`)).status).toBe(404);
   });
 
+  it('a design file past 1 MiB, even an endless device, is refused after reading 1 MiB, before any call', async () => {
+    const res = await tfgate(['design', 'push', '/dev/zero', '--package', 'endless']);
+    expect(res.exitCode).toBe(1);
+    expect(res.stderr).toContain('the design file /dev/zero is larger than 1 MiB');
+    expect((await api(svc, 'GET', `${CONFORMANCE}/packages/endless`)).status).toBe(404);
+  });
+
   it('diff: a proposed file against the approved design, by kind, capability and catalog entry', async () => {
     const base = await file('diffpkg.yaml', design('diffpkg'));
     expect((await tfgate(['design', 'push', base])).exitCode).toBe(0);
