@@ -1,9 +1,10 @@
 // Findings a pipeline's own policy approval let through (Atlantis's `approve_policies`): the blocking
 // findings of the JSON result the policy check wrote, matched by id (package, rule and address), so that an
 // apply after the approval is not blocked again by them while anything new still blocks.
-import { open } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { NoDecisionError, UsageError } from '../errors/index.js';
+import { readAtMost } from '../fs/read-at-most.js';
 import { parseUntrustedJson } from '../json/untrusted.js';
 import type { PlanEvaluator } from '../model/evaluator.js';
 import { type Acknowledgement, decide, severityAtLeast } from '../model/index.js';
@@ -26,17 +27,11 @@ export async function readApprovedFindings(path: string): Promise<ApprovedFindin
   let bytes: Buffer;
   let writtenAt: Date;
   try {
-    const file = await open(path, 'r');
-    try {
-      const info = await file.stat();
-      if (info.size > MAX_APPROVED_RESULT_BYTES) {
-        throw new Error(`it is ${info.size} bytes, more than a policy check result (at most 64 MiB)`);
-      }
-      writtenAt = info.mtime;
-      bytes = await file.readFile();
-    } finally {
-      await file.close();
-    }
+    writtenAt = (await stat(path)).mtime;
+    // Bounded while reading: a pipe or a device has no size to check beforehand, and a file can grow.
+    const read = await readAtMost(path, MAX_APPROVED_RESULT_BYTES);
+    if (read === undefined) throw new Error('it is more than a policy check result can be (at most 64 MiB)');
+    bytes = read;
   } catch (error) {
     throw new NoDecisionError(
       'approved_findings_unreadable',

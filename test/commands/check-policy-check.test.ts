@@ -134,6 +134,9 @@ describe('tfgate check --approved-findings', () => {
     const missing = await check('--approved-findings', join(fixture.dir, 'none.json'));
     expect(missing.exitCode).toBe(1);
     expect(missing.stderr).toContain(`--approved-findings ${join(fixture.dir, 'none.json')} does not exist`);
+    const endless = await check('--approved-findings', '/dev/zero');
+    expect(endless.exitCode).toBe(4);
+    expect(endless.stderr).toContain('more than a policy check result can be (at most 64 MiB)');
     const garbage = join(fixture.dir, 'garbage.json');
     await writeFile(garbage, '{"package_id": "corpus-cloud"}');
     const invalid = await check('--approved-findings', garbage);
