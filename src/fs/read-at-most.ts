@@ -1,5 +1,7 @@
 // A file read up to a limit, chunk by chunk: a huge file, a device (/dev/zero) or a pipe never fills memory,
 // and a stat beforehand would prove nothing (pipes have no size; a file can grow after the stat).
+// Unlike read-within.ts (which refuses a file holding more than its size said), a pipe is read whole here:
+// the design and --approved-findings may come from /dev/stdin or a shell's <(...), as requireFiles allows.
 import { open } from 'node:fs/promises';
 
 /** The file's bytes, or undefined when it holds more than `maxBytes`. Open and read errors are thrown. */
