@@ -4,7 +4,7 @@
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { NoDecisionError, UsageError } from '../errors/index.js';
-import { readAtMost } from '../fs/read-at-most.js';
+import { readFileWithin } from '../fs/read-within.js';
 import { parseUntrustedJson } from '../json/untrusted.js';
 import type { PlanEvaluator } from '../model/evaluator.js';
 import { type Acknowledgement, decide, severityAtLeast } from '../model/index.js';
@@ -29,7 +29,7 @@ export async function readApprovedFindings(path: string): Promise<ApprovedFindin
   try {
     writtenAt = (await stat(path)).mtime;
     // Bounded while reading: a pipe or a device has no size to check beforehand, and a file can grow.
-    const read = await readAtMost(path, MAX_APPROVED_RESULT_BYTES);
+    const read = await readFileWithin(path, MAX_APPROVED_RESULT_BYTES);
     if (read === undefined) throw new Error('it is more than a policy check result can be (at most 64 MiB)');
     bytes = read;
   } catch (error) {

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { packagePath, type ServiceClient } from '../client/index.js';
 import { type Design, designSchema, parseDesign } from '../design/index.js';
 import { UsageError } from '../errors/index.js';
-import { readAtMost } from '../fs/read-at-most.js';
+import { readFileWithin } from '../fs/read-within.js';
 import { packageIdSchema } from '../options/common.js';
 import { type PackageView, packageViewSchema } from '../schemas/management.js';
 import {
@@ -51,7 +51,7 @@ async function readDesignFile(file: string): Promise<{ text: string; design: Des
   let bytes: Buffer | undefined;
   try {
     // Bounded while reading: a huge file or a device never fills memory before the size is checked.
-    bytes = await readAtMost(file, MAX_DESIGN_BYTES);
+    bytes = await readFileWithin(file, MAX_DESIGN_BYTES);
   } catch (error) {
     throw new UsageError(
       'design_not_found',

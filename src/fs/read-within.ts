@@ -1,22 +1,25 @@
-// Read a file that may be hostile or still being written, never holding more than `maxBytes` (+1) of it.
+// Read a file that may be hostile, still being written, a device (/dev/zero) or a pipe, never holding more
+// than `maxBytes` (+1) of it. No stat first: it would prove nothing (pipes and procfs say 0 bytes, a file can
+// grow after it), so the read itself is what is bounded. A pipe is read whole when it fits: the design and
+// --approved-findings may come from /dev/stdin or a shell's <(...).
 import { open } from 'node:fs/promises';
 
-/**
- * The bytes of `file`, or undefined when it holds more than `maxBytes` (also when it grew past them while
- * read: a stat-then-readFile would read all of it). Errors opening or reading it are thrown.
- */
+const CHUNK_BYTES = 1024 * 1024;
+
+/** The file's bytes, or undefined when it holds more than `maxBytes`. Errors opening or reading it are thrown. */
 export async function readFileWithin(file: string, maxBytes: number): Promise<Buffer | undefined> {
   const handle = await open(file, 'r');
   try {
-    const size = (await handle.stat()).size;
-    if (size > maxBytes) return undefined;
-    // One byte more than the size tells whether the file grew while it was read.
-    const bytes = Buffer.alloc(size + 1);
-    let read = 0;
-    for (let n = 1; n > 0 && read < bytes.length; read += n)
-      n = (await handle.read(bytes, read, bytes.length - read, read)).bytesRead;
-    if (read > size) return undefined;
-    return bytes.subarray(0, read);
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, maxBytes + 1 - total));
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+      if (bytesRead === 0) return Buffer.concat(chunks, total);
+      chunks.push(chunk.subarray(0, bytesRead));
+      total += bytesRead;
+      if (total > maxBytes) return undefined;
+    }
   } finally {
     await handle.close();
   }
