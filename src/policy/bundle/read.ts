@@ -1,7 +1,7 @@
 // The one way a bundle is read and verified (tfgate check --bundle, apply, bundle verify, bundle pull and
 // the CDKTF aspect): read at most its limit, verify, and warn about an unsigned one where the caller asks.
-import { type FileHandle, open } from 'node:fs/promises';
 import { BundleVerificationError } from '../../errors/index.js';
+import { readFileWithin } from '../../fs/read-within.js';
 import { DEFAULT_TAR_LIMITS } from './tar.js';
 import {
   UNSIGNED_BUNDLE_WARNING,
@@ -58,32 +58,20 @@ export async function readInput(
   maxBytes = what === 'bundle' ? DEFAULT_TAR_LIMITS.maxCompressedBytes : MAX_PUBLIC_KEY_BYTES,
 ): Promise<Buffer> {
   const code = what === 'bundle' ? 'bundle_unreadable' : 'public_key_unreadable';
-  let file: FileHandle | undefined;
+  let bytes: Buffer | undefined;
   try {
-    file = await open(path, 'r');
-    const chunks: Buffer[] = [];
-    let total = 0;
-    for (;;) {
-      const chunk = Buffer.allocUnsafe(Math.min(1024 * 1024, maxBytes + 1 - total));
-      const { bytesRead } = await file.read(chunk, 0, chunk.length, null);
-      if (bytesRead === 0) break;
-      chunks.push(chunk.subarray(0, bytesRead));
-      total += bytesRead;
-      if (total > maxBytes) {
-        throw new BundleVerificationError(
-          what === 'bundle' ? 'bundle_too_large' : 'public_key_too_large',
-          `the ${what} ${path} is larger than ${maxBytes} bytes, the most tfgate reads`,
-          { hint: `pass the ${what === 'bundle' ? 'bundle.tar.gz' : 'PEM public key'} itself` },
-        );
-      }
-    }
-    return Buffer.concat(chunks, total);
+    bytes = await readFileWithin(path, maxBytes);
   } catch (error) {
-    if (error instanceof BundleVerificationError) throw error;
     throw new BundleVerificationError(code, `cannot read the ${what} ${path}: ${(error as Error).message}`, {
       cause: error,
     });
-  } finally {
-    await file?.close();
   }
+  if (bytes === undefined) {
+    throw new BundleVerificationError(
+      what === 'bundle' ? 'bundle_too_large' : 'public_key_too_large',
+      `the ${what} ${path} is larger than ${maxBytes} bytes, the most tfgate reads`,
+      { hint: `pass the ${what === 'bundle' ? 'bundle.tar.gz' : 'PEM public key'} itself` },
+    );
+  }
+  return bytes;
 }
