@@ -50,8 +50,8 @@ function notJson(error: unknown): unknown {
   return new ServiceError(400, 'invalid_parameter', `the request body is not JSON: ${error.message}`);
 }
 
-async function readJson(req: IncomingMessage, schema: ZodType, limit: number): Promise<unknown> {
-  const bytes = await readSmallBody(requestBody(req), limit);
+async function readJson(body: RequestBody, schema: ZodType, limit: number): Promise<unknown> {
+  const bytes = await readSmallBody(body, limit);
   let parsed: unknown;
   try {
     // Not JSON.parse: on Node 24/26 it can read an escaped key as another (nodejs/node#63785).
@@ -74,14 +74,14 @@ async function readJson(req: IncomingMessage, schema: ZodType, limit: number): P
 /** Reads the body `spec` describes: the parsed JSON (undefined when optional and absent), text, or the stream. */
 export async function readRequestBody(req: IncomingMessage, spec: BodySpec, limit: number): Promise<unknown> {
   const type = mediaType(req);
+  const body = requestBody(req);
   if (spec.kind === 'json') {
-    const hasBody =
-      Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+    const hasBody = (body.declaredLength ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
     if (!hasBody && spec.optional) return undefined;
     if (type !== 'application/json') throw unsupportedMediaType(type, ['application/json']);
-    return readJson(req, spec.schema, limit);
+    return readJson(body, spec.schema, limit);
   }
   if (!spec.contentTypes.includes(type)) throw unsupportedMediaType(type, spec.contentTypes);
-  if (spec.kind === 'text') return (await readSmallBody(requestBody(req), limit)).toString('utf8');
-  return requestBody(req);
+  if (spec.kind === 'text') return (await readSmallBody(body, limit)).toString('utf8');
+  return body;
 }
