@@ -174,6 +174,18 @@ describe('text the store cannot hold (NUL, unpaired surrogates) in bodies', () =
     expect(yaml.status, yaml.text).toBe(400);
   });
 
+  it('an unpaired surrogate under a key that is not an identifier is placed by the key as sent', async () => {
+    const key = await api<{ error: { message: string; details: { path: string } } }>(
+      svc,
+      'POST',
+      '/v1/admin/accounts/default/api-keys',
+      { body: '{"name":"k","scopes":["admin"],"x[1] y":{"a.b":["\\ud800"]}}' },
+    );
+    expect(key.status, key.text).toBe(400);
+    expect(key.body.error.details.path).toBe('x[1] y.a.b.0');
+    expect(key.body.error.message).toContain('an unpaired surrogate (U+D800) at "x[1] y.a.b.0"');
+  });
+
   it('a surrogate pair (an astral character) is stored as sent', async () => {
     const put = await api<{ name: string }>(svc, 'PUT', `${C}/packages/text-edges`, {
       body: design('\\ud83d\\ude80'),

@@ -29,7 +29,12 @@ interface PathLink {
 function pathText(link: PathLink | undefined): string {
   const keys: string[] = [];
   for (let at = link; at; at = at.parent) keys.push(at.key);
-  return keys.reverse().join('.').replace(UNPRINTABLE, '?');
+  return dottedPathText(keys.reverse());
+}
+
+/** Keys from the root as the dotted path messages show (controls and surrogates as "?"). */
+export function dottedPathText(keys: readonly string[]): string {
+  return keys.join('.').replace(UNPRINTABLE, '?');
 }
 
 /**

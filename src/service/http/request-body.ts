@@ -5,7 +5,7 @@ import type { ZodType } from 'zod';
 import { JsonScanError, parseUntrustedJson } from '../../json/untrusted.js';
 import { type RequestBody, readSmallBody } from '../core/body.js';
 import { ServiceError } from '../core/errors.js';
-import { refuseUnstorableText, unstorableTextError } from '../core/storable-text.js';
+import { dottedPathText, refuseUnstorableText, unstorableTextError } from '../core/storable-text.js';
 import type { BodySpec } from './router.js';
 
 function mediaType(req: IncomingMessage): string {
@@ -29,12 +29,19 @@ export function requestBody(req: IncomingMessage): RequestBody {
 
 const LONE_SURROGATE = /^an unpaired surrogate \(U\+([0-9A-F]{4})/;
 
-/** The reader's path ("$.a.b[1]") in the store check's dotted form ("a.b.1"). */
+/** One step of the reader's path: `.name`, `[1]`, or `["odd key"]` (a JSON string). */
+const PATH_STEP = /\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]/y;
+
+/** The reader's path ('$.a["b c"][1]') in the store check's dotted form ("a.b c.1"). */
 function dottedPath(path: string | undefined): string {
-  return (path ?? '$')
-    .replace(/^\$/, '')
-    .replace(/\[(\d+)\]/g, '.$1')
-    .replace(/^\./, '');
+  const text = path ?? '$';
+  const keys: string[] = [];
+  PATH_STEP.lastIndex = 1;
+  for (let step = PATH_STEP.exec(text); step; step = PATH_STEP.exec(text)) {
+    // The quoted step is the reader's own JSON.stringify of a key; read it back with the untrusted reader.
+    keys.push(step[1] ?? step[2] ?? (parseUntrustedJson(step[3]!) as string));
+  }
+  return dottedPathText(keys);
 }
 
 /** A body that is not JSON is 400; an unpaired surrogate is named as the store's check names it. */
