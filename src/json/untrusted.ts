@@ -8,12 +8,14 @@ export { JsonScanError };
 
 /** Scan `input` (at most `maxBytes` of UTF-8) against `root`: the value it keeps, or a JsonScanError. */
 function scanBounded(input: string | Uint8Array, maxBytes: number, root: SchemaNode): unknown {
+  // A string's UTF-8 is at least as long as the string: refuse an overlong one before encoding it.
+  const tooLong = () => new JsonScanError(`more than ${maxBytes} bytes of JSON`, maxBytes, undefined, false);
+  if (input.length > maxBytes) throw tooLong();
   const bytes =
     typeof input === 'string'
       ? Buffer.from(input, 'utf8')
       : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
-  if (bytes.length > maxBytes)
-    throw new JsonScanError(`more than ${maxBytes} bytes of JSON`, maxBytes, undefined, false);
+  if (bytes.length > maxBytes) throw tooLong();
   const scanner = new JsonScanner(root, { maxStringBytes: maxBytes, maxValueBytes: maxBytes });
   scanner.write(bytes);
   return scanner.end();
