@@ -1,20 +1,26 @@
 #!/usr/bin/env node
 // The one top-level catch: every command returns an exit code or throws; here errors become exit codes.
-import { CommanderError } from 'commander';
+import { type Command, CommanderError } from 'commander';
 import { ExitCode, exitCodeFor, formatError } from '../errors/index.js';
 import { recordedExitCode } from './exit-code.js';
+import { explainMissingOptions } from './missing-options.js';
 import { buildProgram } from './program.js';
 
 async function main(argv: string[]): Promise<number> {
+  // The command that ran, so a missing flag is named in that command's words.
+  let running: Command | undefined;
   try {
-    const program = buildProgram();
+    const program = buildProgram().hook('preAction', (_program, action) => {
+      running = action;
+    });
     await program.parseAsync(argv);
     // Actions report their exit code through setExitCode; a command that sets none succeeded.
     return recordedExitCode(program) ?? ExitCode.ok;
   } catch (error) {
     if (isCommanderExit(error)) return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
-    process.stderr.write(`${formatError(error)}\n`);
-    return exitCodeFor(error);
+    const explained = explainMissingOptions(error, running);
+    process.stderr.write(`${formatError(explained)}\n`);
+    return exitCodeFor(explained);
   }
 }
 

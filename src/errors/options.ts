@@ -17,6 +17,7 @@ export function parseOptions<S extends z.ZodType>(
   // Our schemas' own messages win; zod's default wording never reaches the user.
   const parsed = schema.safeParse(input, { error: plainIssueMessage });
   if (parsed.success) return parsed.data;
+  const missing: string[] = [];
   const problems = parsed.error.issues.map((issue) => {
     const path = issue.path.join('.');
     // The longest named prefix: "scopes.0" is still --scopes.
@@ -24,9 +25,15 @@ export function parseOptions<S extends z.ZodType>(
       .map((_, i) => issue.path.slice(0, issue.path.length - i).join('.'))
       .find((prefix) => flagNames[prefix] !== undefined);
     const flag = named !== undefined ? flagNames[named] : path === '' ? 'options' : path;
+    if (issue.code === 'invalid_type' && issue.input === undefined && named !== undefined)
+      missing.push(flag!);
     return `${flag}: ${issue.message}`;
   });
-  throw new UsageError('invalid_option', problems.join('; '), { hint });
+  // `missing` lets the CLI name the command and say what each missing flag is for (src/cli/main.ts).
+  throw new UsageError('invalid_option', problems.join('; '), {
+    hint,
+    ...(missing.length > 0 ? { details: { missing } } : {}),
+  });
 }
 
 type Issue = z.core.$ZodRawIssue;

@@ -91,7 +91,7 @@ describe('tfgate design', () => {
     expect(res.stderr).toContain('is the design of package alpha, not beta');
     const missing = await tfgate(['design', 'show']);
     expect(missing.exitCode).toBe(1);
-    expect(missing.stderr).toContain('--package: is required');
+    expect(missing.stderr).toContain('error: tfgate design show needs --package <id>: the package');
     expect((await api(svc, 'GET', `${CONFORMANCE}/packages/beta`)).status).toBe(404);
   });
 

@@ -85,7 +85,11 @@ describe('tfgate findings', () => {
     expect(status.stderr).toContain('--status: must be one of: open, acknowledged, resolved');
     const reason = await tfgate(['findings', 'ack', 'f_00000000000000000000', '--package', 'shop']);
     expect(reason.exitCode).toBe(1);
-    expect(reason.stderr).toContain('--reason: is required');
+    // Named in the command's words, with what the flag is for (from its help), not "--reason: is required".
+    expect(reason.stderr).toContain(
+      'error: tfgate findings ack needs --reason <text>: why the finding may be accepted',
+    );
+    expect(reason.stderr).toContain('hint: e.g. tfgate findings ack --reason <text>');
     const unknown = await tfgate([
       'findings',
       'ack',

@@ -49,6 +49,8 @@ describe('the normalisers', () => {
   it('bundle build: a missing signing key is "--signing-key: is required", not the library wording', () => {
     const error = usageError(() => normaliseBundleBuildOptions({ design: 'd.yaml', output: 'b.tar.gz' }, {}));
     expect(error.message).toBe('--signing-key: is required');
+    // The CLI's top-level catch reads which flags are missing from here to name them in the command's words.
+    expect(error.details).toEqual({ missing: ['--signing-key'] });
   });
 
   it('check: the route and the plan input come from flags and environment, once', () => {

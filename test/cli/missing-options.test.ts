@@ -1,0 +1,48 @@
+import { Command } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { explainMissingOptions } from '../../src/cli/missing-options.js';
+import { type TfgateError, UsageError } from '../../src/errors/index.js';
+
+function command(): Command {
+  const program = new Command('tfgate');
+  return program
+    .command('findings')
+    .command('ack')
+    .option('--package <id>', 'the package (env TFGATE_PACKAGE)')
+    .option('--reason <text>', 'why the finding may be accepted');
+}
+
+function missing(...flags: string[]): UsageError {
+  return new UsageError('invalid_option', flags.map((f) => `${f}: is required`).join('; '), {
+    details: { missing: flags },
+  });
+}
+
+describe('a missing required flag in the command’s words', () => {
+  it('names the command, the flag with its value and what it is for, with an example', () => {
+    const explained = explainMissingOptions(missing('--reason'), command()) as TfgateError;
+    expect(explained.message).toBe(
+      'tfgate findings ack needs --reason <text>: why the finding may be accepted',
+    );
+    expect(explained.hint).toBe(
+      'e.g. tfgate findings ack --reason <text> (tfgate findings ack --help lists every option)',
+    );
+    expect(explained.code).toBe('option_required');
+    expect(explained.exitCode).toBe(1);
+  });
+
+  it('lists several missing flags one per line', () => {
+    const explained = explainMissingOptions(missing('--package', '--reason'), command()) as TfgateError;
+    expect(explained.message).toBe(
+      'tfgate findings ack needs:\n  --package <id>: the package (env TFGATE_PACKAGE)\n  --reason <text>: why the finding may be accepted',
+    );
+  });
+
+  it('leaves other errors, and flags the command does not document, as they were', () => {
+    const other = new UsageError('invalid_option', '--status: must be one of: open');
+    expect(explainMissingOptions(other, command())).toBe(other);
+    const unknown = missing('--signing-key');
+    expect(explainMissingOptions(unknown, command())).toBe(unknown);
+    expect(explainMissingOptions(missing('--reason'), undefined)).toBeInstanceOf(UsageError);
+  });
+});
