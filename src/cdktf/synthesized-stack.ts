@@ -120,7 +120,7 @@ export function readJsonFile(file: string, what: string, maxBytes: number, hint:
   }
   try {
     const scanner = new JsonScanner(valueNode(), { maxStringBytes: maxBytes, maxValueBytes: maxBytes });
-    scanner.write(bytes);
+    scanner.write(bytes, true);
     return scanner.end();
   } catch (error) {
     if (!(error instanceof JsonScanError)) throw error;

@@ -17,7 +17,7 @@ function scanBounded(input: string | Uint8Array, maxBytes: number, root: SchemaN
       : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
   if (bytes.length > maxBytes) throw tooLong();
   const scanner = new JsonScanner(root, { maxStringBytes: maxBytes, maxValueBytes: maxBytes });
-  scanner.write(bytes);
+  scanner.write(bytes, true);
   return scanner.end();
 }
 

@@ -13,6 +13,9 @@ export interface ScanContext {
   hint: string;
 }
 
+/** Longer than any JSON literal and the text preview of an error message. */
+const FIRST_WRITE_BYTES = 64;
+
 /** Feed a byte stream through the scanner; every failure becomes an InvalidPlanError naming the input. */
 export async function scanStream(
   input: JsonInput,
@@ -20,9 +23,23 @@ export async function scanStream(
   context: ScanContext,
 ): Promise<unknown> {
   try {
+    // The first bytes are held until a word fits, so a pipe's tiny first chunk ("t") cannot make text look
+    // like a literal ("found a boolean"); held to the end, they are the whole input.
+    let head: Buffer[] | undefined = [];
+    let headBytes = 0;
     for await (const chunk of input as AsyncIterable<Uint8Array | string>) {
-      scanner.write(toBuffer(chunk));
+      const buf = toBuffer(chunk);
+      if (head === undefined) {
+        scanner.write(buf);
+        continue;
+      }
+      head.push(buf);
+      headBytes += buf.length;
+      if (headBytes < FIRST_WRITE_BYTES) continue;
+      scanner.write(Buffer.concat(head));
+      head = undefined;
     }
+    if (head !== undefined) scanner.write(Buffer.concat(head), true);
     return scanner.end();
   } catch (error) {
     throw toInvalidPlanError(error, context, scanner.bytes);

@@ -54,6 +54,8 @@ const { ARR, BACKSLASH, isDigit, LITERALS, LONE_SURROGATE, latin1, OBJ, QUOTE, s
  */
 export class JsonScanner extends KeptValues {
   private readonly utf8 = new Utf8Validator();
+  /** The chunk being scanned ends the input (see write). */
+  private lastChunk = false;
 
   constructor(root: SchemaNode, limits: Partial<ScannerLimits> = {}) {
     super(root, limits);
@@ -64,7 +66,13 @@ export class JsonScanner extends KeptValues {
     return this.base;
   }
 
-  write(buf: Buffer): void {
+  /**
+   * `last` says this chunk ends the input, so a word cut by its end ("tr") is text, not a literal still
+   * arriving. Readers hold back the first bytes until a word fits (scanStream), so only the document's
+   * start needs it.
+   */
+  write(buf: Buffer, last = false): void {
+    this.lastChunk = last;
     const bad = this.utf8.check(buf, this.base);
     if (bad < 0) {
       this.scan(buf);
@@ -254,7 +262,7 @@ export class JsonScanner extends KeptValues {
     if (c === 0x50 && (i + 1 >= buf.length || buf[i + 1] === 0x4b))
       this.fail("found 'P': this looks like a binary plan file (a zip archive), not its JSON rendering", at);
     // Text (a log, terraform's human-readable plan) is named as text: "this is…" is not "a boolean".
-    if (isLetter(c) && !(c in LITERALS && literalStartsAt(buf, i, LITERALS[c]!.bytes)))
+    if (isLetter(c) && !(c in LITERALS && literalStartsAt(buf, i, LITERALS[c]!.bytes, this.lastChunk)))
       this.fail(`not JSON: expected '{', found text starting ${textPreview(buf, i)}`, at);
     if (!startsValue(c)) this.fail(`not JSON: expected '{', found ${describeByte(c)}`, at);
   }
@@ -373,8 +381,12 @@ function isLetter(c: number): boolean {
   return (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
 }
 
-/** Whether buf holds `literal` at i, followed by a non-letter (or the chunk's end: the rest is unseen). */
-function literalStartsAt(buf: Buffer, i: number, literal: Uint8Array): boolean {
+/**
+ * Whether buf holds `literal` at i, followed by a non-letter. The chunk's end counts as a match (the rest
+ * is unseen) unless it is the input's end (`last`).
+ */
+function literalStartsAt(buf: Buffer, i: number, literal: Uint8Array, last: boolean): boolean {
+  if (last && i + literal.length > buf.length) return false;
   for (let k = 0; k < literal.length && i + k < buf.length; k++) if (buf[i + k] !== literal[k]) return false;
   const after = buf[i + literal.length];
   return after === undefined || !isLetter(after);
