@@ -84,7 +84,7 @@ export async function keysRevoke(
       {
         status: 404,
         message: `there is no API key ${options.keyId}`,
-        hint: 'the id is the one keys create printed (key_…), not the key itself',
+        hint: 'the id is the one keys create printed (key_…), not the key itself; `tfgate keys list --account <name>` lists them',
       },
       NOT_ADMIN,
     ],

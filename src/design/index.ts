@@ -4,6 +4,7 @@ import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument } from 'yaml
 import { z } from 'zod';
 import { knownKinds } from '../catalog/index.js';
 import { UsageError } from '../errors/index.js';
+import { plainIssueMessage } from '../errors/options.js';
 
 export const PACKAGE_ID_PATTERN = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 // Terraform resource type names and kind names: lowercase words joined by underscores.
@@ -108,7 +109,8 @@ export function parseDesign(text: string, source: string): Design {
       hint: 'a design needs at least package_id and sanctioned_kinds',
     });
   }
-  const result = designSchema.safeParse(value);
+  // Our schema's own messages win; plainIssueMessage words the rest ("must be an array", "is required").
+  const result = designSchema.safeParse(value, { error: plainIssueMessage });
   if (result.success) return result.data;
 
   // An unknown field first: a misspelt key also makes the intended one look missing.
@@ -122,12 +124,11 @@ export function parseDesign(text: string, source: string): Design {
     const allowed = FIELDS_BY_DEPTH[issue.path.length === 0 ? '' : String(issue.path[0])] ?? [];
     const near = closest(key, allowed);
     message = `unknown field${near ? ` (did you mean "${near}"?)` : ''}; allowed here: ${allowed.join(', ')}`;
-  } else if (issue.code === 'invalid_type' && issue.input === undefined) {
-    message = 'is required';
   }
   const line = lineOf(doc, lineCounter, path);
   const field = formatPath(path) || '(document)';
-  const more = issues.length > 1 ? ` (and ${issues.length - 1} more problems)` : '';
+  const others = issues.length - 1;
+  const more = others > 0 ? ` (and ${others} more ${others === 1 ? 'problem' : 'problems'})` : '';
   throw new UsageError('invalid_design', `${source}${line ? `:${line}` : ''}: ${field}: ${message}${more}`, {
     hint: 'the design format is described in the README ("Design format")',
     details: { source, field, ...(line ? { line } : {}) },

@@ -42,7 +42,7 @@ type Issue = z.core.$ZodRawIssue;
 export function plainIssueMessage(issue: Issue): string {
   switch (issue.code) {
     case 'invalid_type':
-      return issue.input === undefined ? 'is required' : `must be a ${issue.expected}`;
+      return issue.input === undefined ? 'is required' : `must be ${withArticle(issue.expected)}`;
     case 'invalid_value':
       return `must be one of: ${issue.values.map(String).join(', ')}`;
     case 'too_small':
@@ -66,4 +66,9 @@ export function plainIssueMessage(issue: Issue): string {
     default:
       return 'is not valid';
   }
+}
+
+/** "an array", "a string": zod's type names with their article. */
+function withArticle(type: string): string {
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
 }

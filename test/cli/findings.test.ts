@@ -162,6 +162,7 @@ describe('tfgate accounts create and keys revoke', () => {
     const unknown = await tfgate(['keys', 'revoke', 'key_AAAAAAAAAAAA']);
     expect(unknown.exitCode).toBe(1);
     expect(unknown.stderr).toContain('there is no API key key_AAAAAAAAAAAA');
+    expect(unknown.stderr).toContain('`tfgate keys list --account <name>` lists them');
   });
 
   it('a key without the admin scope is told so, and nothing is created', async () => {

@@ -142,8 +142,17 @@ capabilities:
     expect(errorOf('- a\n- b\n').message).toMatch(/^design\.yaml:1: \(document\): /);
   });
 
+  it('a value of the wrong type says which type, not "is required"', () => {
+    expect(errorOf('package_id: p\nsanctioned_kinds: 5\n').message).toBe(
+      'design.yaml:2: sanctioned_kinds: must be an array',
+    );
+    expect(errorOf('package_id: 7\nsanctioned_kinds: []\n').message).toBe(
+      'design.yaml:1: package_id: must be a string',
+    );
+  });
+
   it('counts the further problems it does not show', () => {
-    expect(errorOf('package_id: P\nsanctioned_kinds: 3\n').message).toMatch(/\(and 1 more problems\)$/);
+    expect(errorOf('package_id: P\nsanctioned_kinds: 3\n').message).toMatch(/\(and 1 more problem\)$/);
   });
 });
 

@@ -326,6 +326,12 @@ describe('contract error order', () => {
     });
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ error: { code: 'invalid_design' } });
+    // Plain words with the line, never the schema library's ("Invalid input: expected array").
+    expect(bad.body).toMatchObject({
+      error: {
+        message: 'the design document is not valid: the request body:2: sanctioned_kinds: must be an array',
+      },
+    });
     const mismatch = await api(svc, 'PUT', `${CONFORMANCE}/packages/other`, {
       body: design('payments'),
       headers: { 'Content-Type': 'application/yaml' },

@@ -1,6 +1,5 @@
 // Package management: the design document, approval, findings, acknowledgements and audit.
-import { z } from 'zod';
-import { designSchema, parseDesign } from '../../design/index.js';
+import { parseDesign } from '../../design/index.js';
 import { isTfgateError } from '../../errors/index.js';
 import type { DriftFinding, FindingStatus } from '../../model/index.js';
 import type { AuditRecord, PackageRecord } from '../store/index.js';
@@ -52,13 +51,13 @@ export async function putPackage(
 ): Promise<{ status: 200 | 201; view: PackageView & { changed: boolean } }> {
   let design: ReturnType<typeof parseDesign>;
   try {
-    design = designSchema.parse(parseDesign(text, 'the request body'));
+    // parseDesign validates against the design schema and words every problem plainly, with its line.
+    design = parseDesign(text, 'the request body');
   } catch (error) {
     // Only a bad document is the caller's fault; anything else is ours (500).
-    if (!isTfgateError(error) && !(error instanceof z.ZodError)) throw error;
-    const message = isTfgateError(error) ? error.message : z.prettifyError(error);
-    throw new ServiceError(400, 'invalid_design', `the design document is not valid: ${message}`, {
-      details: isTfgateError(error) ? error.details : undefined,
+    if (!isTfgateError(error)) throw error;
+    throw new ServiceError(400, 'invalid_design', `the design document is not valid: ${error.message}`, {
+      details: error.details,
       cause: error,
     });
   }

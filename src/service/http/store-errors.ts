@@ -9,7 +9,7 @@ function howToFix(error: StoreError): string {
     case 'account_not_found':
       return 'create it with POST /v1/admin/accounts';
     case 'api_key_not_found':
-      return 'list the id printed when the key was created';
+      return "the id is the one printed when the key was created (key_…); list an account's keys with GET /v1/admin/accounts/{account}/api-keys or `tfgate keys list --account <name>`";
     case 'finding_not_found':
       return `list findings with GET /v1/analysis/conformance/packages/${subject.packageId}/findings`;
     case 'account_exists':
