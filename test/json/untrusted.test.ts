@@ -19,6 +19,23 @@ describe('parseUntrustedJson', () => {
     expect(() => parseUntrustedJson(Buffer.from([0x22, 0xff, 0x22]))).toThrow(/UTF-8/);
     expect(() => parseUntrustedJson('[1,2,3]', 4)).toThrow(/more than 4 bytes/);
   });
+
+  it('marks an unpaired surrogate escape with its code unit and path, for callers that name it their way', () => {
+    const error = (() => {
+      try {
+        parseUntrustedJson('{"a":{"b c":["\\ud800"]}}');
+      } catch (caught) {
+        return caught as JsonScanError;
+      }
+      throw new Error('expected a JsonScanError');
+    })();
+    expect(error.loneSurrogate).toBe('D800');
+    expect(error.path).toBe('$.a["b c"][0]');
+    // Other refusals carry none.
+    expect(() => parseUntrustedJson('{"a":1,}')).toThrow(
+      expect.objectContaining({ loneSurrogate: undefined }),
+    );
+  });
 });
 
 describe('checkUntrustedJson', () => {

@@ -11,6 +11,8 @@ export class JsonScanError extends Error {
     readonly path: string | undefined,
     /** True when the path points at the value itself, false when the error is somewhere inside it. */
     readonly exact: boolean,
+    /** Set when the problem is an unpaired surrogate escape: the code unit, e.g. "D800". */
+    readonly loneSurrogate?: string,
   ) {
     super(`${reason} at byte ${offset}${path ? ` (${exact ? '' : 'inside '}${path})` : ''}`);
   }
@@ -24,6 +26,8 @@ export interface HeldProblem {
   readonly reason: string;
   readonly offset: number;
   readonly at: string;
+  /** An unpaired surrogate escape's code unit ("D800"), so callers need not read the English reason. */
+  readonly loneSurrogate?: string;
 }
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;

@@ -67,7 +67,8 @@ export abstract class KeptValues extends SkipPath {
    */
   protected reject(problem: HeldProblem): void {
     const frames = this.frames;
-    if (frames.length === 0) throw new JsonScanError(problem.reason, problem.offset, `$${problem.at}`, true);
+    if (frames.length === 0)
+      throw new JsonScanError(problem.reason, problem.offset, `$${problem.at}`, true, problem.loneSurrogate);
     const parent = frames[frames.length - 1]!;
     if (parent.isObject) {
       const key = parent.key!;

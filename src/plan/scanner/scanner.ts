@@ -349,6 +349,7 @@ export class JsonScanner extends KeptValues {
           reason: `an unpaired surrogate (U+${unit}, a \\u escape for half of a UTF-16 pair) where tfgate reads a value (OPA would read U+FFFD there, JSON.parse would keep it)`,
           offset: this.strStart,
           at: '',
+          loneSurrogate: unit,
         };
         if (this.strMode === STR_VALUE) {
           this.reject(problem);

@@ -27,8 +27,6 @@ export function requestBody(req: IncomingMessage): RequestBody {
   return { stream: req, declaredLength: Number.isFinite(declared) ? declared : undefined };
 }
 
-const LONE_SURROGATE = /^an unpaired surrogate \(U\+([0-9A-F]{4})/;
-
 /** One step of the reader's path: `.name`, `[1]`, or `["odd key"]` (a JSON string). */
 const PATH_STEP = /\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]/y;
 
@@ -47,11 +45,10 @@ function dottedPath(path: string | undefined): string {
 /** A body that is not JSON is 400; an unpaired surrogate is named as the store's check names it. */
 function notJson(error: unknown): unknown {
   if (!(error instanceof JsonScanError)) return error;
-  const surrogate = LONE_SURROGATE.exec(error.reason);
-  if (surrogate) {
+  if (error.loneSurrogate !== undefined) {
     return unstorableTextError('invalid_parameter', 'the request body', {
       path: dottedPath(error.path),
-      problem: `an unpaired surrogate (U+${surrogate[1]})`,
+      problem: `an unpaired surrogate (U+${error.loneSurrogate})`,
     });
   }
   return new ServiceError(400, 'invalid_parameter', `the request body is not JSON: ${error.message}`);
