@@ -2,9 +2,8 @@
 import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { packagePath, type ServiceClient } from '../client/index.js';
-import { type Design, designSchema, parseDesign } from '../design/index.js';
+import { type Design, designSchema, readDesignFile } from '../design/index.js';
 import { UsageError } from '../errors/index.js';
-import { readFileWithin } from '../fs/read-within.js';
 import { packageIdSchema } from '../options/common.js';
 import { type PackageView, packageViewSchema } from '../schemas/management.js';
 import {
@@ -15,8 +14,6 @@ import {
   serviceConnectionSchema,
   withService,
 } from './management.js';
-
-const MAX_DESIGN_BYTES = 1024 * 1024;
 
 export const designPushOptionsSchema = serviceConnectionSchema.extend({
   file: z.string().min(1),
@@ -45,31 +42,6 @@ export interface DesignPushResult {
   changed: boolean;
   approved: boolean;
   approved_revision: string | null;
-}
-
-async function readDesignFile(file: string): Promise<{ text: string; design: Design }> {
-  let bytes: Buffer | undefined;
-  try {
-    // Bounded while reading: a huge file or a device never fills memory before the size is checked.
-    bytes = await readFileWithin(file, MAX_DESIGN_BYTES);
-  } catch (error) {
-    throw new UsageError(
-      'design_not_found',
-      `cannot read the design file ${file}: ${(error as Error).message}`,
-      {
-        cause: error,
-        hint: 'pass the path of a design document (YAML or JSON)',
-      },
-    );
-  }
-  if (bytes === undefined) {
-    throw new UsageError('design_too_large', `the design file ${file} is larger than 1 MiB`, {
-      hint: 'the service accepts designs up to 1 MiB',
-    });
-  }
-  const text = bytes.toString('utf8');
-  // Checked here first, so a bad design is named with its file and line before anything is sent.
-  return { text, design: parseDesign(text, file) };
 }
 
 export async function designPush(

@@ -1,10 +1,10 @@
 // The approved design document (YAML or JSON), validated with zod. See the contract's "Approved design document".
-import { readFile } from 'node:fs/promises';
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { knownKinds } from '../catalog/index.js';
 import { UsageError } from '../errors/index.js';
 import { plainIssueMessage } from '../errors/options.js';
+import { readFileWithin } from '../fs/read-within.js';
 
 export const PACKAGE_ID_PATTERN = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 // Terraform resource type names and kind names: lowercase words joined by underscores.
@@ -135,22 +135,47 @@ export function parseDesign(text: string, source: string): Design {
   });
 }
 
-/** Read and parse a design file. */
-export async function loadDesign(path: string): Promise<Design> {
-  let text: string;
+/** A design is a short document; the service accepts up to the same size. */
+export const MAX_DESIGN_BYTES = 1024 * 1024;
+
+/**
+ * Read a design file, bounded while reading (a huge file or a device never fills memory), as UTF-8
+ * (invalid bytes are refused, not replaced), and parse it. The text is what the service is sent.
+ */
+export async function readDesignFile(path: string): Promise<{ text: string; design: Design }> {
+  let bytes: Buffer | undefined;
   try {
-    text = await readFile(path, 'utf8');
+    bytes = await readFileWithin(path, MAX_DESIGN_BYTES);
   } catch (error) {
     throw new UsageError(
       'design_not_found',
       `cannot read the design file ${path}: ${(error as Error).message}`,
       {
         cause: error,
-        hint: 'pass the path of an approved design document (YAML or JSON)',
+        hint: 'pass the path of a design document (YAML or JSON)',
       },
     );
   }
-  return parseDesign(text, path);
+  if (bytes === undefined) {
+    throw new UsageError('design_too_large', `the design file ${path} is larger than 1 MiB`, {
+      hint: 'a design names kinds and capabilities; the service accepts designs up to 1 MiB',
+    });
+  }
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch (error) {
+    throw new UsageError('invalid_design', `${path}: the design is not UTF-8 text`, {
+      cause: error,
+      hint: 'save the design as UTF-8',
+    });
+  }
+  return { text, design: parseDesign(text, path) };
+}
+
+/** Read and parse a design file (see readDesignFile). */
+export async function loadDesign(path: string): Promise<Design> {
+  return (await readDesignFile(path)).design;
 }
 
 /** `capabilities[1].depends_on[0]` */

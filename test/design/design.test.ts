@@ -170,6 +170,19 @@ describe('loadDesign', () => {
     await expect(loadDesign(path)).rejects.toThrow(`${path}:3: typo: unknown field`);
     await expect(loadDesign(join(dir, 'missing.yaml'))).rejects.toMatchObject({ code: 'design_not_found' });
   });
+
+  it('reads at most 1 MiB, even of an endless device, and refuses bytes that are not UTF-8', async () => {
+    await expect(loadDesign('/dev/zero')).rejects.toMatchObject({
+      code: 'design_too_large',
+      message: 'the design file /dev/zero is larger than 1 MiB',
+    });
+    const latin1 = join(dir, 'latin1.yaml');
+    writeFileSync(latin1, Buffer.from('package_id: caf\xe9\nsanctioned_kinds: []\n', 'latin1'));
+    await expect(loadDesign(latin1)).rejects.toMatchObject({
+      code: 'invalid_design',
+      message: `${latin1}: the design is not UTF-8 text`,
+    });
+  });
 });
 
 describe('formatPath', () => {
