@@ -28,7 +28,7 @@ function blockAfter(heading: string, language: string): string {
   );
   if (at < 0) throw new Error(`README has no heading "${heading}"`);
   const rest = README.split('\n').slice(at + 1);
-  const start = rest.findIndex((line) => line === `\`\`\`${language}`);
+  const start = rest.indexOf(`\`\`\`${language}`);
   const end = rest.findIndex((line, i) => i > start && line === '```');
   if (start < 0 || end < 0) throw new Error(`no \`\`\`${language} block after "${heading}"`);
   return rest.slice(start + 1, end).join('\n');
