@@ -130,6 +130,27 @@ export const SERVE_SETTINGS = [
     help: 'name of this instance in logs and drift-check records (default: host name and pid)',
   },
   {
+    key: 'runTaskAllowedOrigins',
+    flag: '--run-task-allowed-origins <origins>',
+    env: 'TFGATE_RUN_TASK_ALLOWED_ORIGINS',
+    default: 'https://app.terraform.io',
+    help: 'HCP Terraform / Terraform Enterprise origins a run task may fetch plans from and call back (comma-separated)',
+  },
+  {
+    key: 'runTaskLease',
+    flag: '--run-task-lease <duration>',
+    env: 'TFGATE_RUN_TASK_LEASE',
+    default: '60s',
+    help: 'how long an instance holds a run task it works on before another instance (or a restart) takes it over',
+  },
+  {
+    key: 'publicUrl',
+    flag: '--public-url <url>',
+    env: 'TFGATE_PUBLIC_URL',
+    default: undefined,
+    help: 'the URL HCP Terraform reaches this service at (for the run task URL to paste); default: from the Host header',
+  },
+  {
     key: 'logLevel',
     flag: '--log-level <level>',
     env: 'TFGATE_LOG_LEVEL',
@@ -153,6 +174,35 @@ export const serveConfigSchema = z
     shutdownTimeout: durationSchema,
     signingKeyFile: z.string().min(1).optional(),
     instanceId: z.string().min(1).optional(),
+    runTaskAllowedOrigins: z.string().transform((value, ctx) => {
+      const origins: string[] = [];
+      for (const item of value
+        .split(',')
+        .map((o) => o.trim())
+        .filter(Boolean)) {
+        let url: URL | undefined;
+        try {
+          url = new URL(item);
+        } catch {
+          url = undefined;
+        }
+        if (
+          !url ||
+          (url.protocol !== 'https:' && url.protocol !== 'http:') ||
+          url.origin !== item.replace(/\/$/, '')
+        ) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `"${item}" is not an origin; give scheme, host and port only, e.g. https://app.terraform.io or https://tfe.example.com`,
+          });
+          return z.NEVER;
+        }
+        origins.push(url.origin);
+      }
+      return origins;
+    }),
+    runTaskLease: durationSchema,
+    publicUrl: z.url({ protocol: /^https?$/ }).optional(),
     logLevel: z.enum(['info', 'warn', 'error', 'silent']),
     /** From TFGATE_BOOTSTRAP_API_KEY only: a secret never goes on a command line. */
     bootstrapApiKey: z

@@ -7,6 +7,7 @@ import { createContext, type ServiceContext } from './core/context.js';
 import { createLogger, type Logger } from './core/log.js';
 import { loadPlatformKey } from './core/signing-key.js';
 import { createServiceServer } from './http/server.js';
+import { startRunTaskWorker } from './run-task-worker.js';
 import { startScheduler } from './scheduler.js';
 import { openStore, type Store } from './store/index.js';
 
@@ -71,6 +72,7 @@ export async function startService(
       });
     });
     const scheduler = startScheduler(context);
+    const runTasks = startRunTaskWorker(context);
     const { port } = http.server.address() as AddressInfo;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     const url = `http://${host}:${port}`;
@@ -91,6 +93,7 @@ export async function startService(
         closing ??= (async () => {
           await http.shutdown(config.shutdownTimeout);
           await scheduler.stop();
+          await runTasks.stop();
           await store.close();
           log.info('stopped', { instance: context.instanceId });
         })();

@@ -9,6 +9,7 @@ export type { ReadCache, StoreCaches } from './caches.js';
 export type { DriftCheckOutcome, DriftTrigger } from './drift-checks.js';
 export { ConflictError, NotFoundError, StoreError, type StoreErrorSubject } from './errors.js';
 export type { KeyLookup, KeyRecord, PackageRecord } from './rows.js';
+export type { NewRunTask, RunTaskConfigRecord, RunTaskRecord } from './run-tasks.js';
 export type { SqlClient, SqlExecutor } from './sql.js';
 export { Store } from './store.js';
 

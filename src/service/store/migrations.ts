@@ -121,6 +121,36 @@ CREATE TABLE settings (
 );
 `,
   },
+  {
+    version: 5,
+    name: 'run tasks (HCP Terraform / Terraform Enterprise)',
+    sql: `
+CREATE TABLE run_task_configs (
+  package_pk integer PRIMARY KEY REFERENCES packages(pk),
+  hmac_key_sealed text NOT NULL,
+  min_severity text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE run_tasks (
+  task_result_id text PRIMARY KEY,
+  package_pk integer NOT NULL REFERENCES packages(pk),
+  payload_sealed text NOT NULL,
+  stage text NOT NULL,
+  run_id text NOT NULL,
+  workspace_name text NOT NULL,
+  organization_name text NOT NULL,
+  status text NOT NULL CHECK (status IN ('pending', 'done', 'abandoned')),
+  result_status text,
+  attempts integer NOT NULL DEFAULT 0,
+  claimed_by text,
+  lease_until timestamptz,
+  received_at timestamptz NOT NULL DEFAULT now(),
+  finished_at timestamptz
+);
+CREATE INDEX run_tasks_pending ON run_tasks (lease_until) WHERE status = 'pending';
+`,
+  },
 ];
 
 // Any fixed number: serialises migrations when several instances start at once on one PostgreSQL.

@@ -10,6 +10,7 @@ import { FindingRepository } from './findings.js';
 import { migrate } from './migrations.js';
 import { ObservedStateRepository } from './observed-state.js';
 import { PackageRepository } from './packages.js';
+import { RunTaskRepository } from './run-tasks.js';
 import { SettingsRepository } from './settings.js';
 import type { SqlClient } from './sql.js';
 
@@ -23,6 +24,7 @@ export class Store {
   readonly driftChecks: DriftCheckRepository;
   readonly bundles: BundleRepository;
   readonly settings: SettingsRepository;
+  readonly runTasks: RunTaskRepository;
   readonly audit: AuditLog;
 
   constructor(readonly db: SqlClient) {
@@ -35,6 +37,7 @@ export class Store {
     this.driftChecks = new DriftCheckRepository(db, this.caches);
     this.bundles = new BundleRepository(db);
     this.settings = new SettingsRepository(db);
+    this.runTasks = new RunTaskRepository(db);
     this.audit = new AuditLog(db);
   }
 

@@ -1,0 +1,251 @@
+// A run task's decision: the stage says whether there is a plan to judge; post_plan and pre_apply fetch the
+// plan JSON from HCP Terraform and stream it into the same plan reader and engine as POST .../evaluate/terraform,
+// against the package's approved design. No decision (package not approved, plan unreadable) is `failed`,
+// never `passed`: fail closed.
+import { isTfgateError } from '../../../errors/index.js';
+import {
+  type EvalFinding,
+  type EvaluationResult,
+  type Severity,
+  severityAtLeast,
+} from '../../../model/index.js';
+import { readPlan } from '../../../plan/index.js';
+import { toEvaluationResult } from '../../../policy/index.js';
+import { describeRule } from '../../../report/rules.js';
+import type { PackageRecord } from '../../store/index.js';
+import type { ServiceContext } from '../context.js';
+import type { RunTaskRequest, TagLevel, TaskResultOutcome } from './protocol.js';
+
+export interface RunTaskDecision {
+  status: 'passed' | 'failed';
+  message: string;
+  outcomes: TaskResultOutcome[];
+  /** For the audit row: what was decided and on what. */
+  audit: Record<string, unknown>;
+}
+
+/** HCP Terraform shows outcomes in a list; past this many, the message says how many more there are. */
+const MAX_OUTCOMES = 200;
+/** Redirects followed for the plan (HCP Terraform answers json-output with a redirect to a signed URL). */
+const MAX_REDIRECTS = 3;
+const PLAN_FETCH_TIMEOUT_MS = 5 * 60_000;
+
+export class NoDecision extends Error {
+  override readonly name = 'NoDecision';
+}
+
+export function originAllowed(url: string, allowed: readonly string[]): boolean {
+  try {
+    const parsed = new URL(url);
+    return (parsed.protocol === 'https:' || parsed.protocol === 'http:') && allowed.includes(parsed.origin);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The plan JSON, streamed. The access token goes only to an allowed origin: the first request, and a redirect
+ * that stays on an allowed origin. A redirect elsewhere (HCP Terraform's signed, temporary archive URL) is
+ * followed without the token.
+ */
+async function* fetchPlan(
+  ctx: ServiceContext,
+  url: string,
+  token: string,
+  signal: AbortSignal,
+): AsyncGenerator<Uint8Array> {
+  let target = url;
+  for (let hop = 0; ; hop++) {
+    const withToken = originAllowed(target, ctx.config.runTaskAllowedOrigins);
+    if (hop === 0 && !withToken) throw new NoDecision('the plan URL is not on an allowed origin');
+    let response: Response;
+    try {
+      response = await fetch(target, {
+        headers: {
+          Accept: 'application/json',
+          ...(withToken ? { Authorization: `Bearer ${token}` } : {}),
+        },
+        redirect: 'manual',
+        signal,
+      });
+    } catch (error) {
+      throw new NoDecision(`the plan could not be fetched from HCP Terraform: ${(error as Error).message}`);
+    }
+    const location = response.headers.get('location');
+    if (response.status >= 300 && response.status < 400 && location) {
+      await response.body?.cancel();
+      if (hop >= MAX_REDIRECTS) throw new NoDecision('the plan URL redirected too many times');
+      target = new URL(location, target).toString();
+      continue;
+    }
+    if (response.status !== 200 || !response.body) {
+      await response.body?.cancel();
+      throw new NoDecision(`HCP Terraform answered HTTP ${response.status} for the plan JSON`);
+    }
+    let seen = 0;
+    for await (const chunk of response.body) {
+      seen += chunk.length;
+      if (seen > ctx.config.maxBody) {
+        throw new NoDecision(
+          `the plan JSON is larger than ${ctx.config.maxBody} bytes (the operator can raise --max-body)`,
+        );
+      }
+      yield chunk;
+    }
+    return;
+  }
+}
+
+const capitalised = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+function severityLevel(severity: Severity): TagLevel {
+  return severity === 'critical' || severity === 'high'
+    ? 'error'
+    : severity === 'medium'
+      ? 'warning'
+      : 'info';
+}
+
+/** One finding as HCP Terraform shows it: rule, address, kind, Severity and Status tags, the fix as the body. */
+export function findingOutcome(finding: EvalFinding, minSeverity: Severity): TaskResultOutcome {
+  const blocking = severityAtLeast(finding.severity, minSeverity);
+  const rule = describeRule(finding.rule);
+  const body = [
+    `**${rule.title}**`,
+    '',
+    finding.message,
+    '',
+    `- Rule: \`${finding.rule}\``,
+    `- Address: \`${finding.address}\``,
+    `- Kind: ${finding.kind}`,
+    `- Actions: ${finding.actions.join(', ')}`,
+    ...(finding.capability ? [`- Capability: ${finding.capability}`] : []),
+    // A remote run's plan JSON carries no file or line: the address is the location tfgate knows.
+    '',
+    `**How to fix:** ${rule.remediation}`,
+  ].join('\n');
+  return {
+    type: 'task-result-outcomes',
+    attributes: {
+      'outcome-id': finding.id,
+      description: `${finding.rule}: ${finding.address} (${finding.kind})`.slice(0, 250),
+      body,
+      tags: {
+        Severity: [{ label: capitalised(finding.severity), level: severityLevel(finding.severity) }],
+        Status: blocking
+          ? [{ label: 'Blocking', level: 'error' }]
+          : [{ label: `Below ${minSeverity}`, level: 'info' }],
+        Rule: [{ label: finding.rule }],
+        Kind: [{ label: finding.kind }],
+      },
+    },
+  };
+}
+
+function notApproved(pkg: PackageRecord): string | undefined {
+  if (pkg.approved) return undefined;
+  return pkg.approvedRevision === null
+    ? `package "${pkg.packageId}" has no approved design`
+    : `package "${pkg.packageId}" has a changed design (revision ${pkg.revision}) that is not approved yet`;
+}
+
+function judged(result: EvaluationResult, pkg: PackageRecord): RunTaskDecision {
+  const blocking = result.findings.filter((f) => severityAtLeast(f.severity, result.min_severity));
+  const shown = result.findings.slice(0, MAX_OUTCOMES);
+  const more =
+    result.findings.length > shown.length
+      ? ` (${result.findings.length - shown.length} more not listed)`
+      : '';
+  const message =
+    result.decision === 'block'
+      ? `${blocking.length} ${blocking.length === 1 ? 'finding' : 'findings'} at or above ${result.min_severity} against the approved design of "${pkg.packageId}": do not apply${more}`
+      : `The plan conforms to the approved design of "${pkg.packageId}": no finding at or above ${result.min_severity}${more}`;
+  return {
+    status: result.decision === 'block' ? 'failed' : 'passed',
+    message,
+    outcomes: shown.map((f) => findingOutcome(f, result.min_severity)),
+    audit: {
+      decision: result.decision,
+      revision: pkg.revision,
+      findings: result.findings.map((f) => f.id),
+      resource_changes: result.counts.resource_changes,
+    },
+  };
+}
+
+export async function decideRunTask(
+  ctx: ServiceContext,
+  pkg: PackageRecord,
+  request: RunTaskRequest,
+  minSeverity: Severity,
+  signal: AbortSignal,
+): Promise<RunTaskDecision> {
+  const speculative = request.is_speculative ? 'Speculative run, judged like any other. ' : '';
+  const decision = await decideStage(ctx, pkg, request, minSeverity, signal);
+  return { ...decision, message: `${speculative}${decision.message}`.slice(0, 500) };
+}
+
+async function decideStage(
+  ctx: ServiceContext,
+  pkg: PackageRecord,
+  request: RunTaskRequest,
+  minSeverity: Severity,
+  signal: AbortSignal,
+): Promise<RunTaskDecision> {
+  const noDecision = (reason: string): RunTaskDecision => ({
+    status: 'failed',
+    message: `No decision, so no apply: ${reason}`,
+    outcomes: [],
+    audit: { decision: 'none', reason },
+  });
+  switch (request.stage) {
+    case 'pre_plan':
+      return {
+        status: 'passed',
+        message:
+          'Nothing is judged before a plan: tfgate judges the plan at the post_plan or pre_apply stage; attach the run task there',
+        outcomes: [],
+        audit: { decision: 'not_judged' },
+      };
+    case 'post_apply':
+      return {
+        status: 'passed',
+        message:
+          'Nothing is judged after apply: tfgate judges the plan at the post_plan or pre_apply stage; attach the run task there',
+        outcomes: [],
+        audit: { decision: 'not_judged' },
+      };
+    case 'post_plan':
+    case 'pre_apply':
+      break;
+    default:
+      return noDecision(`the stage "${request.stage}" is not one tfgate knows`);
+  }
+  const unapproved = notApproved(pkg);
+  if (unapproved) return noDecision(`${unapproved}; approve it, then run the plan again`);
+  if (!request.plan_json_api_url) return noDecision('the request carries no plan_json_api_url');
+  const engine = await ctx.engine();
+  let result: EvaluationResult;
+  try {
+    const plan = await readPlan(
+      fetchPlan(
+        ctx,
+        request.plan_json_api_url,
+        request.access_token,
+        AbortSignal.any([signal, AbortSignal.timeout(PLAN_FETCH_TIMEOUT_MS)]),
+      ),
+      { description: 'the plan JSON from HCP Terraform' },
+    );
+    result = toEvaluationResult(
+      pkg.packageId,
+      minSeverity,
+      engine.evaluatePlan(ctx.policyData(pkg.revision, pkg.design), plan),
+    );
+  } catch (error) {
+    if (error instanceof NoDecision) return noDecision(error.message);
+    if (isTfgateError(error)) return noDecision(`the plan JSON is not readable: ${error.message}`);
+    if (error instanceof SyntaxError) return noDecision(`the plan JSON is not readable: ${error.message}`);
+    throw error;
+  }
+  return judged(result, pkg);
+}

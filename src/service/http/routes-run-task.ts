@@ -1,0 +1,111 @@
+// The run task routes: HCP Terraform's signed POST (no X-Api-Key: HCP Terraform cannot send one), and the
+// configuration (compliance:write / compliance:read) that sets the HMAC key and answers the URL to paste.
+import type { IncomingHttpHeaders } from 'node:http';
+import { z } from 'zod';
+import { SEVERITIES } from '../../model/index.js';
+import type { ServiceContext } from '../core/context.js';
+import { configureRunTask, receiveRunTask, SIGNATURE_HEADER, showRunTask } from '../core/run-task/index.js';
+import { defineRoute, type Route } from './router.js';
+
+const BASE_PATH = '/v1/analysis/conformance';
+const RUN_TASK_PATH = `${BASE_PATH}/packages/{package_id}/run-task` as const;
+
+export const runTaskConfigRequestSchema = z
+  .object({
+    hmac_key: z
+      .string()
+      .min(32)
+      .max(512)
+      .regex(/^[\x21-\x7e]+$/)
+      .describe('the HMAC key to give HCP Terraform: 32 to 512 visible ASCII characters; never returned'),
+    min_severity: z
+      .enum(SEVERITIES)
+      .optional()
+      .describe('findings at or above it fail the task (default low)'),
+  })
+  .strict();
+
+export const runTaskConfigSchema = z.object({
+  package_id: z.string(),
+  configured: z.boolean(),
+  min_severity: z.enum(SEVERITIES).optional(),
+  url: z.string().describe('the run task Endpoint URL to paste into HCP Terraform'),
+  allowed_origins: z
+    .array(z.string())
+    .describe('the HCP Terraform / Terraform Enterprise origins this service calls'),
+  created_at: z.string().optional(),
+  updated_at: z.string().optional(),
+});
+
+/** Where HCP Terraform reaches this route: --public-url, else the request's own Host. */
+function runTaskUrl(ctx: ServiceContext, headers: IncomingHttpHeaders, packageId: string): string {
+  const base = ctx.config.publicUrl?.replace(/\/+$/, '') ?? `http://${headers.host ?? '127.0.0.1'}`;
+  return `${base}${BASE_PATH}/packages/${encodeURIComponent(packageId)}/run-task`;
+}
+
+export const RUN_TASK_ROUTES: readonly Route[] = [
+  defineRoute({
+    method: 'POST',
+    path: RUN_TASK_PATH,
+    operationId: 'runTask',
+    summary:
+      'HCP Terraform / Terraform Enterprise run task request, signed with X-TFC-Task-Signature (HMAC-SHA512 of the body with the configured key); answered 200 at once, the result is PATCHed to task_result_callback_url',
+    tag: 'conformance',
+    access: null,
+    body: {
+      kind: 'stream',
+      contentTypes: ['application/json'],
+      description: "HCP Terraform's run task request payload (payload_version 1)",
+    },
+    responses: {
+      200: { description: 'accepted (also a repeated task_result_id, and the verification request)' },
+    },
+    errors: [
+      { status: 400, codes: ['invalid_run_task_request'] },
+      { status: 401, codes: ['invalid_signature'] },
+      { status: 403, codes: ['origin_not_allowed'] },
+    ],
+    async handler({ ctx, params, headers, body }) {
+      const header = headers[SIGNATURE_HEADER];
+      await receiveRunTask(ctx, params.package_id, body, Array.isArray(header) ? header[0] : header);
+      return { status: 200 };
+    },
+  }),
+  defineRoute({
+    method: 'PUT',
+    path: RUN_TASK_PATH,
+    operationId: 'configureRunTask',
+    summary:
+      "Set the package's run task HMAC key (stored sealed, never returned) and threshold; answers the URL to paste into HCP Terraform",
+    tag: 'management',
+    access: { scope: 'compliance:write', pkg: 'existing' },
+    body: { kind: 'json', schema: runTaskConfigRequestSchema },
+    responses: {
+      200: { description: 'replaced', schema: runTaskConfigSchema },
+      201: { description: 'configured', schema: runTaskConfigSchema },
+    },
+    async handler({ ctx, principal, pkg, headers, body }) {
+      const { created, view } = await configureRunTask(
+        ctx,
+        principal,
+        pkg,
+        body,
+        runTaskUrl(ctx, headers, pkg.packageId),
+      );
+      return { status: created ? 201 : 200, json: view, headers: { 'Cache-Control': 'no-store' } };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: RUN_TASK_PATH,
+    operationId: 'getRunTask',
+    summary: "Whether the package's run task is configured, its threshold and URL; never the key",
+    tag: 'management',
+    access: { scope: 'compliance:read', pkg: 'existing' },
+    responses: { 200: { description: 'the configuration', schema: runTaskConfigSchema } },
+    handler: async ({ ctx, pkg, headers }) => ({
+      status: 200,
+      json: await showRunTask(ctx, pkg, runTaskUrl(ctx, headers, pkg.packageId)),
+    }),
+  }),
+];

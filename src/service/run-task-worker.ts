@@ -1,0 +1,73 @@
+// Run tasks in the background. A task this instance accepted is worked on at once; every instance also polls
+// for tasks whose lease ran out (their instance stopped or was killed) and claims them in the database
+// (claimStale: FOR UPDATE SKIP LOCKED), so each task is worked on by one instance at a time and none is lost.
+import type { ServiceContext } from './core/context.js';
+import { onRunTaskAccepted, workOnRunTask } from './core/run-task/index.js';
+import type { RunTaskRecord } from './store/index.js';
+
+export interface RunTaskWorker {
+  stop(): Promise<void>;
+}
+
+export function startRunTaskWorker(ctx: ServiceContext): RunTaskWorker {
+  const abort = new AbortController();
+  const inFlight = new Set<Promise<void>>();
+  const lease = ctx.config.runTaskLease;
+  const tickMs = Math.min(5_000, Math.max(200, Math.floor(lease / 4)));
+  let polling: Promise<void> | undefined;
+
+  function work(task: RunTaskRecord): void {
+    if (abort.signal.aborted) return;
+    const fields = {
+      task_result_id: task.taskResultId,
+      run_id: task.runId,
+      workspace: task.workspaceName,
+      organization: task.organizationName,
+      stage: task.stage,
+    };
+    const running = workOnRunTask(ctx, task, { signal: abort.signal })
+      .then((outcome) => ctx.log.info('run task', { ...fields, ...outcome }))
+      .catch(async (error: unknown) => {
+        // Left pending: once its lease runs out, it is claimed again; on a graceful stop, at once.
+        if (abort.signal.aborted) {
+          await ctx.store.runTasks.release(task.taskResultId, ctx.instanceId, 0).catch(() => undefined);
+        } else {
+          ctx.log.warn('run task failed; it will be taken up again', {
+            ...fields,
+            error: error instanceof Error ? error.message : String(error),
+          });
+        }
+      })
+      .finally(() => inFlight.delete(running));
+    inFlight.add(running);
+  }
+
+  onRunTaskAccepted(ctx, work);
+  const timer = setInterval(() => {
+    if (polling || inFlight.size >= 16) return;
+    polling = ctx.store.runTasks
+      .claimStale(ctx.instanceId, lease, 16 - inFlight.size)
+      .then((tasks) => {
+        for (const task of tasks) work(task);
+      })
+      .catch((error: unknown) => {
+        if (!abort.signal.aborted) {
+          ctx.log.warn('run task poll failed', {
+            error: error instanceof Error ? error.message : String(error),
+          });
+        }
+      })
+      .finally(() => {
+        polling = undefined;
+      });
+  }, tickMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      abort.abort(new Error('the service is stopping'));
+      await polling;
+      await Promise.allSettled([...inFlight]);
+    },
+  };
+}
