@@ -1,0 +1,282 @@
+// tfgate as an HCP Terraform run task, on the embedded store, against a double of HCP Terraform (see
+// hcp-terraform-double.ts): configuration, signatures, origins, decisions, delivery retries, HCP Terraform's
+// retries of the same task. Every callback body is validated against the documented result format.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  api,
+  CONFORMANCE,
+  createApprovedPackage,
+  startService,
+  type TestService,
+} from '../../helpers/service.js';
+import { design, PLAN_BLOCKED, PLAN_CLEAN } from '../fixtures.js';
+import {
+  documentedTaskResultSchema,
+  type HcpTerraformDouble,
+  planIdOf,
+  sendRunTask,
+  signBody,
+  startHcpTerraformDouble,
+  waitFor,
+} from './hcp-terraform-double.js';
+
+const KEY = 'k'.repeat(20) + 'run-task-hmac-key-0123456789';
+let service: TestService;
+let hcp: HcpTerraformDouble;
+let url: string;
+
+beforeAll(async () => {
+  hcp = await startHcpTerraformDouble();
+  service = await startService({ env: { TFGATE_RUN_TASK_ALLOWED_ORIGINS: hcp.origin } });
+  await createApprovedPackage(service, design('payments'));
+  const put = await api<{ url: string }>(service, 'PUT', `${CONFORMANCE}/packages/payments/run-task`, {
+    body: { hmac_key: KEY, min_severity: 'high' },
+  });
+  expect(put.status).toBe(201);
+  url = put.body.url;
+}, 60_000);
+
+afterAll(async () => {
+  await service?.stop();
+  await hcp?.close();
+});
+
+const callbacksOf = (payload: Record<string, unknown>) =>
+  hcp.callbacks.filter((c) => c.taskResultId === payload.task_result_id);
+
+async function finalResult(payload: Record<string, unknown>) {
+  return waitFor(() => callbacksOf(payload).find((c) => c.body.data.attributes.status !== 'running'));
+}
+
+function expectDocumented(payload: Record<string, unknown>) {
+  const seen = callbacksOf(payload);
+  expect(hcp.callbacks.filter((c) => c.taskResultId.startsWith('INVALID:'))).toEqual([]);
+  for (const callback of seen) {
+    expect(callback.contentType).toBe('application/vnd.api+json');
+    expect(documentedTaskResultSchema.safeParse(callback.body).success).toBe(true);
+  }
+  // running first, then exactly one final result
+  expect(seen[0]?.body.data.attributes.status).toBe('running');
+  expect(seen.filter((c) => c.body.data.attributes.status !== 'running')).toHaveLength(1);
+}
+
+describe('configuration', () => {
+  it('answers the URL to paste, never the key, and says whether it is configured', async () => {
+    expect(url).toBe(`${service.baseUrl}${CONFORMANCE}/packages/payments/run-task`);
+    const shown = await api(service, 'GET', `${CONFORMANCE}/packages/payments/run-task`);
+    expect(shown.status).toBe(200);
+    expect(shown.body).toMatchObject({ configured: true, min_severity: 'high', url });
+    expect(shown.text).not.toContain(KEY);
+    await createApprovedPackage(service, design('other'));
+    const other = await api(service, 'GET', `${CONFORMANCE}/packages/other/run-task`);
+    expect(other.body).toMatchObject({ configured: false });
+  });
+
+  it('refuses a key shorter than 32 characters, in plain words', async () => {
+    const short = await api<{ error: { code: string; message: string } }>(
+      service,
+      'PUT',
+      `${CONFORMANCE}/packages/payments/run-task`,
+      { body: { hmac_key: 'too-short' } },
+    );
+    expect(short.status).toBe(400);
+    expect(short.body.error.message).toMatch(/hmac_key/);
+    expect(short.text).not.toContain('too-short');
+  });
+
+  it('audits the configuration without the key', async () => {
+    const audit = await api(service, 'GET', `${CONFORMANCE}/packages/payments/audit`);
+    expect(audit.text).toContain('run_task_configured');
+    expect(audit.text).not.toContain(KEY);
+  });
+});
+
+describe('signature and origins', () => {
+  it('refuses a wrong or missing signature before fetching anything', async () => {
+    const before = hcp.requests.length;
+    const payload = hcp.payload();
+    hcp.plans.set(planIdOf(payload), PLAN_CLEAN);
+    const wrong = await sendRunTask(url, payload, 'x'.repeat(40));
+    expect(wrong.status).toBe(401);
+    expect(wrong.text).toContain('invalid_signature');
+    const missing = await sendRunTask(url, payload, null);
+    expect(missing.status).toBe(401);
+    const garbage = await sendRunTask(url, payload, null, 'not-hex');
+    expect(garbage.status).toBe(401);
+    // the signature of another body
+    const other = await sendRunTask(url, payload, null, signBody('{}', KEY));
+    expect(other.status).toBe(401);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(hcp.requests.length).toBe(before);
+  });
+
+  it('refuses a callback or plan URL on an origin the operator did not allow, sending nothing', async () => {
+    const before = hcp.requests.length;
+    for (const field of ['task_result_callback_url', 'plan_json_api_url']) {
+      const payload = hcp.payload({ [field]: 'https://attacker.example/api/v2/task-results/x/callback' });
+      const refused = await sendRunTask(url, payload, KEY);
+      expect(refused.status).toBe(403);
+      expect(refused.text).toContain('origin_not_allowed');
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    expect(hcp.requests.length).toBe(before);
+  });
+
+  it("answers HCP Terraform's verification request 200 and calls nothing", async () => {
+    const before = hcp.requests.length;
+    const payload = hcp.payload({ access_token: 'test-token', stage: 'test' });
+    const verified = await sendRunTask(url, payload, KEY);
+    expect(verified.status).toBe(200);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(hcp.requests.length).toBe(before);
+  });
+});
+
+describe('decisions', () => {
+  it('passes a plan that conforms, running first', async () => {
+    const payload = hcp.payload();
+    hcp.plans.set(planIdOf(payload), PLAN_CLEAN);
+    const started = Date.now();
+    const answer = await sendRunTask(url, payload, KEY);
+    expect(answer.status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    const result = await finalResult(payload);
+    expect(result.body.data.attributes.status).toBe('passed');
+    expect(result.body.data.attributes.message).toMatch(/conforms to the approved design of "payments"/);
+    expectDocumented(payload);
+    // the plan was fetched with the token only where it was allowed
+    const planRequests = hcp.requests.filter((r) => r.path.includes(planIdOf(payload)));
+    expect(planRequests[0]!.authorization).toMatch(/^Bearer /);
+  });
+
+  it('fails a plan with blocking findings, one outcome per finding with Severity and Status tags', async () => {
+    const payload = hcp.payload();
+    hcp.plans.set(planIdOf(payload), PLAN_BLOCKED);
+    expect((await sendRunTask(url, payload, KEY)).status).toBe(200);
+    const result = await finalResult(payload);
+    expect(result.body.data.attributes.status).toBe('failed');
+    expect(result.body.data.attributes.message).toMatch(/2 findings at or above high/);
+    const outcomes = result.body.data.relationships!.outcomes.data;
+    expect(outcomes).toHaveLength(2);
+    const byRule = Object.fromEntries(
+      outcomes.map((o) => [o.attributes.tags!.Rule![0]!.label, o.attributes]),
+    );
+    expect(byRule.capability_dependency_destroyed).toMatchObject({
+      description: 'capability_dependency_destroyed: aws_db_instance.ledger (relational_database)',
+      tags: {
+        Severity: [{ label: 'Critical', level: 'error' }],
+        Status: [{ label: 'Blocking', level: 'error' }],
+      },
+    });
+    expect(byRule.unsanctioned_creation!.body).toContain('How to fix');
+    expect(byRule.unsanctioned_creation!.body).toContain('aws_sqs_queue.extra');
+    // plan values never leave the engine
+    expect(JSON.stringify(result.body)).not.toContain('hunter2-canary');
+    expectDocumented(payload);
+  });
+
+  it('fails with the reason when there is no decision: unreadable plan', async () => {
+    const payload = hcp.payload();
+    hcp.plans.set(planIdOf(payload), '{"format_version": "1.2", "resource_changes": [');
+    expect((await sendRunTask(url, payload, KEY)).status).toBe(200);
+    const result = await finalResult(payload);
+    expect(result.body.data.attributes.status).toBe('failed');
+    expect(result.body.data.attributes.message).toMatch(
+      /^No decision, so no apply: the plan JSON is not readable/,
+    );
+    expectDocumented(payload);
+  });
+
+  it('fails with the reason when the package is not approved', async () => {
+    await createApprovedPackage(service, design('pending'));
+    await api(service, 'PUT', `${CONFORMANCE}/packages/pending/run-task`, { body: { hmac_key: KEY } });
+    const changed = await api(service, 'PUT', `${CONFORMANCE}/packages/pending`, {
+      body: design('pending').replace('generic_data]', 'generic_data, queue]'),
+      headers: { 'Content-Type': 'application/yaml' },
+    });
+    expect(changed.body).toMatchObject({ approved: false });
+    const payload = hcp.payload();
+    hcp.plans.set(planIdOf(payload), PLAN_CLEAN);
+    const pendingUrl = url.replace('/payments/', '/pending/');
+    expect((await sendRunTask(pendingUrl, payload, KEY)).status).toBe(200);
+    const result = await finalResult(payload);
+    expect(result.body.data.attributes.status).toBe('failed');
+    expect(result.body.data.attributes.message).toMatch(/No decision.*not approved yet/);
+  });
+
+  it('passes pre_plan saying nothing is judged before a plan, and says a speculative run is judged the same', async () => {
+    const pre = hcp.payload({ stage: 'pre_plan', plan_json_api_url: undefined });
+    expect((await sendRunTask(url, pre, KEY)).status).toBe(200);
+    const preResult = await finalResult(pre);
+    expect(preResult.body.data.attributes).toMatchObject({ status: 'passed' });
+    expect(preResult.body.data.attributes.message).toMatch(/Nothing is judged before a plan/);
+    const speculative = hcp.payload({ is_speculative: true });
+    hcp.plans.set(planIdOf(speculative), PLAN_BLOCKED);
+    expect((await sendRunTask(url, speculative, KEY)).status).toBe(200);
+    const specResult = await finalResult(speculative);
+    expect(specResult.body.data.attributes.status).toBe('failed');
+    expect(specResult.body.data.attributes.message).toMatch(/^Speculative run, judged like any other/);
+    expectDocumented(speculative);
+  });
+});
+
+describe('delivery', () => {
+  it('retries a callback that fails twice, then delivers', async () => {
+    const payload = hcp.payload();
+    hcp.plans.set(planIdOf(payload), PLAN_CLEAN);
+    hcp.failNextCallbacks(2, 503);
+    expect((await sendRunTask(url, payload, KEY)).status).toBe(200);
+    const result = await finalResult(payload);
+    expect(result.body.data.attributes.status).toBe('passed');
+    expectDocumented(payload);
+  });
+
+  it('honours 429 as a reason to retry', async () => {
+    const payload = hcp.payload();
+    hcp.plans.set(planIdOf(payload), PLAN_CLEAN);
+    hcp.failNextCallbacks(1, 429);
+    expect((await sendRunTask(url, payload, KEY)).status).toBe(200);
+    expect((await finalResult(payload)).body.data.attributes.status).toBe('passed');
+  });
+
+  it('does a task HCP Terraform sends again (same task_result_id) once', async () => {
+    const payload = hcp.payload();
+    hcp.plans.set(planIdOf(payload), PLAN_CLEAN);
+    const answers = await Promise.all([1, 2, 3].map(() => sendRunTask(url, payload, KEY)));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+    await finalResult(payload);
+    expect((await sendRunTask(url, payload, KEY)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 500));
+    expectDocumented(payload);
+    expect(callbacksOf(payload)).toHaveLength(2);
+    expect(
+      hcp.requests.filter((r) => r.path === `/api/v2/plans/${planIdOf(payload)}/json-output`),
+    ).toHaveLength(1);
+  });
+
+  it('audits every task with its run id, workspace and organization', async () => {
+    const payload = hcp.payload();
+    hcp.plans.set(planIdOf(payload), PLAN_BLOCKED);
+    await sendRunTask(url, payload, KEY);
+    await finalResult(payload);
+    const entry = await waitFor(async () => {
+      const audit = await api<{ entries: Array<{ event: string; details: Record<string, unknown> }> }>(
+        service,
+        'GET',
+        `${CONFORMANCE}/packages/payments/audit?limit=1000`,
+      );
+      return audit.body.entries.find(
+        (e) => e.event === 'run_task_decided' && e.details.task_result_id === payload.task_result_id,
+      );
+    });
+    expect(entry.details).toMatchObject({
+      run_id: payload.run_id,
+      workspace: 'payments-prod',
+      organization: 'acme',
+      stage: 'post_plan',
+      status: 'failed',
+      delivered: true,
+    });
+    expect(JSON.stringify(entry)).not.toContain(String(payload.access_token));
+  });
+});
