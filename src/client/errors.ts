@@ -18,7 +18,9 @@ export type ManagementOperation =
   | 'package read'
   | 'findings list'
   | 'finding acknowledgement'
-  | 'audit read';
+  | 'audit read'
+  | 'run task configuration'
+  | 'run task read';
 
 const MANAGEMENT_OPERATIONS: ReadonlySet<Operation> = new Set<Operation>([
   'API key creation',
@@ -32,6 +34,8 @@ const MANAGEMENT_OPERATIONS: ReadonlySet<Operation> = new Set<Operation>([
   'findings list',
   'finding acknowledgement',
   'audit read',
+  'run task configuration',
+  'run task read',
 ]);
 
 export interface FailureContext {
@@ -80,6 +84,8 @@ const SCOPE_NEEDED: Readonly<Record<Operation, string>> = {
   'findings list': 'compliance:read',
   'finding acknowledgement': 'compliance:write',
   'audit read': 'compliance:read',
+  'run task configuration': 'compliance:write',
+  'run task read': 'compliance:read',
 };
 
 /** Exit 1 when the caller must fix its own invocation or credentials; exit 4 when no decision was reached. */

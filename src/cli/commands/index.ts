@@ -8,6 +8,7 @@ import { registerAudit, registerFindings } from './findings.js';
 import { registerGate } from './gate.js';
 import { registerKeys } from './keys.js';
 import { registerPlan } from './plan.js';
+import { registerRunTask } from './run-task.js';
 import { registerServe } from './serve.js';
 import { registerState } from './state.js';
 
@@ -25,4 +26,5 @@ export const COMMAND_REGISTRATIONS: Array<(program: Command) => void> = [
   registerGate,
   registerPlan,
   registerApply,
+  registerRunTask,
 ];
