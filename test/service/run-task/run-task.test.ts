@@ -280,3 +280,20 @@ describe('delivery', () => {
     expect(JSON.stringify(entry)).not.toContain(String(payload.access_token));
   });
 });
+
+describe('OpenAPI', () => {
+  it('documents the run task routes, the POST without an API key', async () => {
+    const doc = await api<{ paths: Record<string, Record<string, Record<string, unknown>>> }>(
+      service,
+      'GET',
+      `${CONFORMANCE}/openapi.json`,
+      { key: null },
+    );
+    const path = doc.body.paths[`${CONFORMANCE}/packages/{package_id}/run-task`]!;
+    expect(Object.keys(path).sort()).toEqual(['get', 'post', 'put']);
+    expect(path.post!.security).toEqual([]);
+    expect(JSON.stringify(path.post!.responses)).toContain('invalid_signature');
+    expect(path.put!['x-required-scope']).toBe('compliance:write');
+    expect(path.get!['x-required-scope']).toBe('compliance:read');
+  });
+});
