@@ -2,6 +2,7 @@
 // plan JSON from HCP Terraform and stream it into the same plan reader and engine as POST .../evaluate/terraform,
 // against the package's approved design. No decision (package not approved, plan unreadable) is `failed`,
 // never `passed`: fail closed.
+import { type Dispatcher, request } from 'undici';
 import { isTfgateError } from '../../../errors/index.js';
 import {
   type EvalFinding,
@@ -58,34 +59,37 @@ async function* fetchPlan(
   for (let hop = 0; ; hop++) {
     const withToken = originAllowed(target, ctx.config.runTaskAllowedOrigins);
     if (hop === 0 && !withToken) throw new NoDecision('the plan URL is not on an allowed origin');
-    let response: Response;
+    let response: Dispatcher.ResponseData;
     try {
-      response = await fetch(target, {
+      // undici's request (not fetch): a Node stream with backpressure, measured lighter than fetch's web
+      // stream for a 100 MB plan (bench/run-task.bench.mjs).
+      response = await request(target, {
+        method: 'GET',
         headers: {
-          Accept: 'application/json',
-          ...(withToken ? { Authorization: `Bearer ${token}` } : {}),
+          accept: 'application/json',
+          ...(withToken ? { authorization: `Bearer ${token}` } : {}),
         },
-        redirect: 'manual',
         signal,
       });
     } catch (error) {
       throw new NoDecision(`the plan could not be fetched from HCP Terraform: ${(error as Error).message}`);
     }
-    const location = response.headers.get('location');
-    if (response.status >= 300 && response.status < 400 && location) {
-      await response.body?.cancel();
+    const location = response.headers.location;
+    if (response.statusCode >= 300 && response.statusCode < 400 && typeof location === 'string') {
+      response.body.destroy();
       if (hop >= MAX_REDIRECTS) throw new NoDecision('the plan URL redirected too many times');
       target = new URL(location, target).toString();
       continue;
     }
-    if (response.status !== 200 || !response.body) {
-      await response.body?.cancel();
-      throw new NoDecision(`HCP Terraform answered HTTP ${response.status} for the plan JSON`);
+    if (response.statusCode !== 200) {
+      response.body.destroy();
+      throw new NoDecision(`HCP Terraform answered HTTP ${response.statusCode} for the plan JSON`);
     }
     let seen = 0;
-    for await (const chunk of response.body) {
+    for await (const chunk of response.body as AsyncIterable<Buffer>) {
       seen += chunk.length;
       if (seen > ctx.config.maxBody) {
+        response.body.destroy();
         throw new NoDecision(
           `the plan JSON is larger than ${ctx.config.maxBody} bytes (the operator can raise --max-body)`,
         );
