@@ -9,7 +9,7 @@ import {
   startService,
   type TestService,
 } from '../../helpers/service.js';
-import { design, PLAN_BLOCKED, PLAN_CLEAN } from '../fixtures.js';
+import { design, PLAN_BLOCKED, PLAN_CLEAN, planJson as planJsonOf } from '../fixtures.js';
 import {
   documentedTaskResultSchema,
   type HcpTerraformDouble,
@@ -27,7 +27,10 @@ let url: string;
 
 beforeAll(async () => {
   hcp = await startHcpTerraformDouble();
-  service = await startService({ env: { TFGATE_RUN_TASK_ALLOWED_ORIGINS: hcp.origin } });
+  // A small --max-body, so a plan over it is cheap to make.
+  service = await startService({
+    env: { TFGATE_RUN_TASK_ALLOWED_ORIGINS: hcp.origin, TFGATE_MAX_BODY: '64KiB' },
+  });
   await createApprovedPackage(service, design('payments'));
   const put = await api<{ url: string }>(service, 'PUT', `${CONFORMANCE}/packages/payments/run-task`, {
     body: { hmac_key: KEY, min_severity: 'high' },
@@ -185,6 +188,26 @@ describe('decisions', () => {
       /^No decision, so no apply: the plan JSON is not readable/,
     );
     expectDocumented(payload);
+  });
+
+  it('fails with the reason when the plan is larger than --max-body, and the service keeps serving', async () => {
+    const payload = hcp.payload();
+    const changes = Array.from({ length: 600 }, (_, i) => ({
+      type: 'terraform_data',
+      name: `d${i}`,
+      actions: ['create'],
+    }));
+    const big = JSON.stringify({
+      ...JSON.parse(PLAN_CLEAN),
+      resource_changes: JSON.parse(planJsonOf(changes)).resource_changes,
+    });
+    expect(big.length).toBeGreaterThan(64 * 1024);
+    hcp.plans.set(planIdOf(payload), big);
+    expect((await sendRunTask(url, payload, KEY)).status).toBe(200);
+    const result = await finalResult(payload);
+    expect(result.body.data.attributes.status).toBe('failed');
+    expect(result.body.data.attributes.message).toMatch(/No decision.*larger than 65536 bytes/);
+    expect((await api(service, 'GET', '/healthz', { key: null })).status).toBe(200);
   });
 
   it('fails with the reason when the package is not approved', async () => {

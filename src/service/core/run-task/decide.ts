@@ -74,15 +74,17 @@ async function* fetchPlan(
     } catch (error) {
       throw new NoDecision(`the plan could not be fetched from HCP Terraform: ${(error as Error).message}`);
     }
+    // Discarding a body (destroy) makes undici emit an abort error: never an uncaught one in the service.
+    response.body.on('error', () => undefined);
     const location = response.headers.location;
     if (response.statusCode >= 300 && response.statusCode < 400 && typeof location === 'string') {
-      response.body.destroy();
+      await response.body.dump();
       if (hop >= MAX_REDIRECTS) throw new NoDecision('the plan URL redirected too many times');
       target = new URL(location, target).toString();
       continue;
     }
     if (response.statusCode !== 200) {
-      response.body.destroy();
+      await response.body.dump();
       throw new NoDecision(`HCP Terraform answered HTTP ${response.statusCode} for the plan JSON`);
     }
     let seen = 0;
