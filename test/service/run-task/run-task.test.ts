@@ -20,7 +20,7 @@ import {
   waitFor,
 } from './hcp-terraform-double.js';
 
-const KEY = 'k'.repeat(20) + 'run-task-hmac-key-0123456789';
+const KEY = `${'k'.repeat(20)}run-task-hmac-key-0123456789`;
 let service: TestService;
 let hcp: HcpTerraformDouble;
 let url: string;
