@@ -84,6 +84,11 @@ describe('embedded store: kill -9 mid-task', () => {
         const audit = await api(second, 'GET', `${CONFORMANCE}/packages/killed/audit?limit=1000`);
         expect(audit.text).toContain('run_task_decided');
         expect(audit.text).toContain(String(payload.run_id));
+        // No secret in any log line of either process: neither the HMAC key nor HCP Terraform's token.
+        const logs = JSON.stringify([first.logs, second.logs]);
+        expect(logs).toContain('run task');
+        expect(logs).not.toContain(KEY);
+        expect(logs).not.toContain(String(payload.access_token));
       } finally {
         await second.stop();
       }

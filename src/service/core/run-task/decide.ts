@@ -179,24 +179,22 @@ function judged(result: EvaluationResult, pkg: PackageRecord): RunTaskDecision {
   };
 }
 
-export async function decideRunTask(
-  ctx: ServiceContext,
-  pkg: PackageRecord,
-  request: RunTaskRequest,
-  minSeverity: Severity,
-  signal: AbortSignal,
-): Promise<RunTaskDecision> {
-  const speculative = request.is_speculative ? 'Speculative run, judged like any other. ' : '';
-  const decision = await decideStage(ctx, pkg, request, minSeverity, signal);
+export interface RunTaskInput {
+  pkg: PackageRecord;
+  request: RunTaskRequest;
+  minSeverity: Severity;
+  signal: AbortSignal;
+}
+
+export async function decideRunTask(ctx: ServiceContext, input: RunTaskInput): Promise<RunTaskDecision> {
+  const speculative = input.request.is_speculative ? 'Speculative run, judged like any other. ' : '';
+  const decision = await decideStage(ctx, input);
   return { ...decision, message: `${speculative}${decision.message}`.slice(0, 500) };
 }
 
 async function decideStage(
   ctx: ServiceContext,
-  pkg: PackageRecord,
-  request: RunTaskRequest,
-  minSeverity: Severity,
-  signal: AbortSignal,
+  { pkg, request, minSeverity, signal }: RunTaskInput,
 ): Promise<RunTaskDecision> {
   const noDecision = (reason: string): RunTaskDecision => ({
     status: 'failed',

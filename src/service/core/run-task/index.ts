@@ -281,7 +281,7 @@ export async function workOnRunTask(
     await deliver(
       taskResult('running', `tfgate is judging the plan against the approved design of "${pkg.packageId}"`),
     );
-    const decision = await decideRunTask(ctx, pkg, request, minSeverity, options.signal);
+    const decision = await decideRunTask(ctx, { pkg, request, minSeverity, signal: options.signal });
     await deliver(taskResult(decision.status, decision.message, decision.outcomes));
     const finished = await store.finish(
       task,
