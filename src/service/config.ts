@@ -202,7 +202,13 @@ export const serveConfigSchema = z
       return origins;
     }),
     runTaskLease: durationSchema,
-    publicUrl: z.url({ protocol: /^https?$/ }).optional(),
+    publicUrl: z
+      .url({
+        protocol: /^https?$/,
+        error:
+          'is not an http(s) URL; give the URL HCP Terraform reaches the service at, e.g. https://tfgate.example.com',
+      })
+      .optional(),
     logLevel: z.enum(['info', 'warn', 'error', 'silent']),
     /** From TFGATE_BOOTSTRAP_API_KEY only: a secret never goes on a command line. */
     bootstrapApiKey: z
