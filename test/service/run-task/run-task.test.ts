@@ -254,6 +254,26 @@ describe('delivery', () => {
     expectDocumented(payload);
   });
 
+  it('gives up on a callback HCP Terraform refuses (4xx other than 429), and audits that it was not delivered', async () => {
+    const payload = hcp.payload();
+    hcp.plans.set(planIdOf(payload), PLAN_CLEAN);
+    hcp.failNextCallbacks(1, 404);
+    expect((await sendRunTask(url, payload, KEY)).status).toBe(200);
+    const entry = await waitFor(async () => {
+      const audit = await api<{ entries: Array<{ event: string; details: Record<string, unknown> }> }>(
+        service,
+        'GET',
+        `${CONFORMANCE}/packages/payments/audit?limit=1000`,
+      );
+      return audit.body.entries.find(
+        (e) => e.event === 'run_task_decided' && e.details.task_result_id === payload.task_result_id,
+      );
+    });
+    expect(entry.details).toMatchObject({ delivered: false, reason: 'HCP Terraform answered HTTP 404' });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(callbacksOf(payload)).toEqual([]);
+  });
+
   it('honours 429 as a reason to retry', async () => {
     const payload = hcp.payload();
     hcp.plans.set(planIdOf(payload), PLAN_CLEAN);
