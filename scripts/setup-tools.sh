@@ -19,13 +19,15 @@
 #     the npm registry the package tests publish to and install from, on loopback;
 #   - actionlint, pinned, built with `go install` (cached), linked into .tools/bin: lints the example workflows;
 #   - conftest, pinned, built with `go install` (cached), linked into .tools/bin: the peer in `npm run bench`;
+#   - terragrunt, pinned, built from the Go module proxy (cached; its go.mod has replace directives, so like
+#     OpenTofu it is downloaded and built inside), linked into .tools/bin: the Terragrunt tests run the real one;
 #   - gitlab-ci-local, pinned, in its own prefix under the cache, run with the newest Node (it needs 22+), and
 #     rsync (Debian), which it uses: runs examples/gitlab-ci's pipeline;
 #   - the Go test harnesses, test/atlantis (Atlantis's packages) and test/spacelift (BuildKit's Dockerfile
 #     frontend), each pinned in its go.mod: modules downloaded and test binaries built once, so Go's build
 #     cache (~/.cache/go-build) holds them and `go test` takes seconds.
 # Usage: setup-tools.sh [opa] [terraform] [tofu] [postgresql] [cdktf-cli] [cdktn-cli] [schemathesis] [node]
-#        [verdaccio] [actionlint] [conftest] [gitlab-ci-local] [go-harnesses]   (no argument: all of them but
+#        [verdaccio] [actionlint] [conftest] [terragrunt] [gitlab-ci-local] [go-harnesses]   (no argument: all of them but
 #        conftest, which only `npm run bench` uses: the bench asks for it, so .ci/run does not build it)
 set -euo pipefail
 
@@ -44,6 +46,7 @@ NODE_NEWEST_VERSION="${TFGATE_NODE_NEWEST_VERSION:-26.10.0}"
 NODE_OLDEST_VERSION="${TFGATE_NODE_OLDEST_VERSION:-22.23.3}"
 ACTIONLINT_VERSION="${TFGATE_ACTIONLINT_VERSION:-v1.7.12}"
 CONFTEST_VERSION="${TFGATE_CONFTEST_VERSION:-v0.71.1}"
+TERRAGRUNT_VERSION="${TFGATE_TERRAGRUNT_VERSION:-v1.1.3}"
 GITLAB_CI_LOCAL_VERSION="${TFGATE_GITLAB_CI_LOCAL_VERSION:-4.75.1}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/tfgate-tools"
@@ -51,7 +54,7 @@ bin="$root/.tools/bin"
 mkdir -p "$bin" "$cache"
 
 log() { printf 'setup-tools: %s\n' "$*" >&2; }
-components=" ${*:-opa terraform tofu postgresql cdktf-cli cdktn-cli schemathesis node verdaccio actionlint gitlab-ci-local go-harnesses} "
+components=" ${*:-opa terraform tofu postgresql cdktf-cli cdktn-cli schemathesis node verdaccio actionlint terragrunt gitlab-ci-local go-harnesses} "
 wants() { [[ "$components" == *" $1 "* ]]; }
 
 # One pinned Go tool built with `go install` into the cache (once per version), linked into .tools/bin.
@@ -117,6 +120,22 @@ install_tofu() {
   fi
   ln -sf "$dir/tofu" "$bin/tofu"
   log "tofu: $("$bin/tofu" version 2>/dev/null | head -1)"
+}
+
+# terragrunt's go.mod has replace directives, so `go install module@version` refuses it: download the module
+# and build inside, stamping the release version the way its release builds do.
+install_terragrunt() {
+  local dir="$cache/terragrunt-$TERRAGRUNT_VERSION" src
+  if [ ! -x "$dir/terragrunt" ]; then
+    log "building terragrunt $TERRAGRUNT_VERSION from the Go module proxy (several minutes on a fresh machine)"
+    mkdir -p "$dir"
+    src="$(download_module "github.com/gruntwork-io/terragrunt@$TERRAGRUNT_VERSION")"
+    (cd "$src" && CGO_ENABLED=0 GOFLAGS=-mod=mod go build \
+      -ldflags "-X github.com/gruntwork-io/terragrunt/internal/version.Version=$TERRAGRUNT_VERSION" \
+      -o "$dir/terragrunt.tmp" . && mv "$dir/terragrunt.tmp" "$dir/terragrunt")
+  fi
+  ln -sf "$dir/terragrunt" "$bin/terragrunt"
+  log "terragrunt: $("$bin/terragrunt" --version 2>/dev/null | head -1) (pinned $TERRAGRUNT_VERSION)"
 }
 
 install_postgresql() {
@@ -268,5 +287,6 @@ if wants schemathesis; then install_schemathesis; fi
 if wants verdaccio; then install_verdaccio; fi
 if wants actionlint; then install_actionlint; fi
 if wants conftest; then install_conftest; fi
+if wants terragrunt; then install_terragrunt; fi
 if wants gitlab-ci-local; then install_gitlab_ci_local; fi
 if wants go-harnesses; then install_go_harnesses; fi

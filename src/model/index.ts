@@ -181,3 +181,19 @@ export interface SourceLocation {
   /** CDKTF / CDK Terrain: the construct path recorded beside the resource in the synthesized JSON. */
   constructPath?: string;
 }
+
+/**
+ * The decision over many plans (`tfgate check` with several roots): blocked if any root is blocked, else no
+ * decision if any root has none, else pass. An empty set has no decision: nothing judged is never a pass.
+ */
+export type CombinedDecision = Decision | 'no_decision';
+
+export function combineDecisions(decisions: Iterable<Decision | undefined>): CombinedDecision {
+  let combined: CombinedDecision | undefined;
+  for (const decision of decisions) {
+    if (decision === 'block') return 'block';
+    if (decision === undefined) combined = 'no_decision';
+    else combined ??= 'pass';
+  }
+  return combined ?? 'no_decision';
+}

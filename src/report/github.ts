@@ -1,6 +1,7 @@
 // GitHub Actions workflow commands (::error title=…::…), added to a run when GITHUB_ACTIONS=true.
-import type { ReportSubject } from './subject.js';
-import { decisionLine, viewOf } from './view.js';
+import { rootsDecisionLine, rootsViewOf } from './roots.js';
+import type { AnyReportSubject, RootsReport } from './subject.js';
+import { decisionLine, type ReportView, viewOf } from './view.js';
 
 /** Escaping of workflow command data and properties (actions/toolkit, command.ts). */
 function escapeData(s: string): string {
@@ -14,8 +15,34 @@ export function githubAnnotationsEnabled(env: NodeJS.ProcessEnv = process.env): 
   return env.GITHUB_ACTIONS === 'true';
 }
 
-export function renderGithubAnnotations(subject: ReportSubject): string {
+export function renderGithubAnnotations(subject: AnyReportSubject): string {
+  if (subject.kind === 'roots') return rootsAnnotations(subject);
   const view = viewOf(subject);
+  const lines = findingAnnotations(view, '');
+  const summaryLevel = view.verdict === 'fail' ? 'error' : view.verdict === 'advisory' ? 'warning' : 'notice';
+  lines.push(
+    `::${summaryLevel} title=${escapeProperty(`tfgate ${view.label}`)}::${escapeData(decisionLine(view))}`,
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+/** Many plans: each root's findings (titled with the root), then the combined decision. */
+function rootsAnnotations(report: RootsReport): string {
+  const v = rootsViewOf(report);
+  const lines = v.roots.flatMap((root) => (root.view ? findingAnnotations(root.view, `${root.root}: `) : []));
+  for (const root of v.roots) {
+    if (!root.view) {
+      lines.push(
+        `::error title=${escapeProperty(`tfgate ${root.root}: no decision`)}::${escapeData(root.noDecision?.message ?? 'not evaluated')}`,
+      );
+    }
+  }
+  const level = v.verdict === 'fail' ? 'error' : v.verdict === 'advisory' ? 'warning' : 'notice';
+  lines.push(`::${level} title=tfgate plan evaluation::${escapeData(rootsDecisionLine(v))}`);
+  return `${lines.join('\n')}\n`;
+}
+
+function findingAnnotations(view: ReportView, prefix: string): string[] {
   const lines: string[] = [];
   for (const r of view.rows) {
     if (r.status === 'acknowledged') continue;
@@ -28,11 +55,9 @@ export function renderGithubAnnotations(subject: ReportSubject): string {
       : view.fallbackFile
         ? `file=${escapeProperty(view.fallbackFile)},`
         : '';
-    lines.push(`::${level} ${where}title=${escapeProperty(title)}::${escapeData(`${r.address}: ${r.why}`)}`);
+    lines.push(
+      `::${level} ${where}title=${escapeProperty(title)}::${escapeData(`${prefix}${r.address}: ${r.why}`)}`,
+    );
   }
-  const summaryLevel = view.verdict === 'fail' ? 'error' : view.verdict === 'advisory' ? 'warning' : 'notice';
-  lines.push(
-    `::${summaryLevel} title=${escapeProperty(`tfgate ${view.label}`)}::${escapeData(decisionLine(view))}`,
-  );
-  return `${lines.join('\n')}\n`;
+  return lines;
 }

@@ -4,7 +4,14 @@ export { colorEnabled } from './color.js';
 export { githubAnnotationsEnabled, renderGithubAnnotations } from './github.js';
 export { REPORT_FORMATS, type ReportFormat, renderReport } from './registry.js';
 export { describeRule, RULES, type RuleDescription, type RuleInfo } from './rules.js';
-export type { ReportRenderOptions, ReportSubject } from './subject.js';
+export type {
+  AnyReportSubject,
+  EvaluationSubject,
+  ReportRenderOptions,
+  ReportSubject,
+  RootReport,
+  RootsReport,
+} from './subject.js';
 export {
   emitReports,
   parseReportFormat,

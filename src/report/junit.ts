@@ -1,8 +1,8 @@
 // JUnit XML for CI test tabs: one test case per finding, failures for blocking ones; a clean rule passes.
 import type { ReportSubject } from './subject.js';
-import { decisionLine, viewOf } from './view.js';
+import { decisionLine, type ReportView, viewOf } from './view.js';
 
-function xml(text: string): string {
+export function xml(text: string): string {
   return (
     text
       .replace(/&/g, '&amp;')
@@ -18,7 +18,32 @@ function xml(text: string): string {
 
 export function renderJunit(subject: ReportSubject): string {
   const view = viewOf(subject);
-  const suite = `tfgate ${view.label} ${view.packageId}`;
+  const suite = junitSuite(view, `tfgate ${view.label} ${view.packageId}`);
+  return junitDocument([suite]);
+}
+
+export interface JunitSuite {
+  lines: string[];
+  tests: number;
+  failures: number;
+  errors: number;
+  skipped: number;
+}
+
+/** The whole document: <testsuites> with the totals of its suites. */
+export function junitDocument(suites: readonly JunitSuite[]): string {
+  const total = (key: 'tests' | 'failures' | 'errors' | 'skipped') => suites.reduce((n, s) => n + s[key], 0);
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="tfgate" tests="${total('tests')}" failures="${total('failures')}" errors="${total('errors')}" skipped="${total('skipped')}">`,
+    ...suites.flatMap((s) => s.lines),
+    '</testsuites>',
+    '',
+  ].join('\n');
+}
+
+/** One view as a <testsuite>: a test case per finding, failures for blocking ones; a clean rule passes. */
+export function junitSuite(view: ReportView, suite: string): JunitSuite {
   const cases: string[] = [];
   let failures = 0;
   let skipped = 0;
@@ -61,13 +86,15 @@ export function renderJunit(subject: ReportSubject): string {
     );
   }
   const tests = cases.filter((c) => c.trimStart().startsWith('<testcase')).length;
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="tfgate" tests="${tests}" failures="${failures}" errors="0" skipped="${skipped}">`,
-    `  <testsuite name="${xml(suite)}" tests="${tests}" failures="${failures}" errors="0" skipped="${skipped}">`,
-    ...cases,
-    '  </testsuite>',
-    '</testsuites>',
-    '',
-  ].join('\n');
+  return {
+    lines: [
+      `  <testsuite name="${xml(suite)}" tests="${tests}" failures="${failures}" errors="0" skipped="${skipped}">`,
+      ...cases,
+      '  </testsuite>',
+    ],
+    tests,
+    failures,
+    errors: 0,
+    skipped,
+  };
 }

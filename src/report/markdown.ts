@@ -1,14 +1,14 @@
 // Markdown for a pull-request comment: one summary line, a table, and the detail folded away.
 import { describeRule } from './rules.js';
 import type { ReportSubject } from './subject.js';
-import { decisionLine, type FindingRow, locationText, viewOf } from './view.js';
+import { decisionLine, type FindingRow, locationText, type ReportView, viewOf } from './view.js';
 
 /** Escape what would break a table cell or start markup. */
-function cell(text: string): string {
+export function cell(text: string): string {
   return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, '<br>');
 }
 
-function code(text: string): string {
+export function code(text: string): string {
   return text === '' ? '' : `\`${text.replace(/`/g, "'")}\``;
 }
 
@@ -20,8 +20,24 @@ function row(r: FindingRow, withLocation: boolean): string {
 
 export function renderMarkdown(subject: ReportSubject): string {
   const view = viewOf(subject);
-  const icon = view.verdict === 'pass' ? '✅' : view.verdict === 'fail' ? '❌' : '⚠️';
-  const out: string[] = [`### ${icon} tfgate ${view.label}: ${cell(decisionLine(view))}`, ''];
+  const out: string[] = [
+    `### ${verdictIcon(view.verdict)} tfgate ${view.label}: ${cell(decisionLine(view))}`,
+    '',
+  ];
+  out.push(...markdownBody(view));
+  if (view.verdict === 'advisory') {
+    out.push('> [!WARNING]', '> Advisory mode: this would have blocked, and nothing was stopped.', '');
+  }
+  return `${out.join('\n').trimEnd()}\n`;
+}
+
+export function verdictIcon(verdict: ReportView['verdict']): string {
+  return verdict === 'pass' ? '✅' : verdict === 'fail' ? '❌' : '⚠️';
+}
+
+/** Everything under the heading: counts, the findings table, acknowledgements and the rules to fix. */
+export function markdownBody(view: ReportView): string[] {
+  const out: string[] = [];
   out.push(view.counts.map(([label, n]) => `**${n}** ${label}`).join(' · '), '');
 
   const open = view.rows.filter((r) => r.status !== 'acknowledged');
@@ -62,8 +78,5 @@ export function renderMarkdown(subject: ReportSubject): string {
     }
     out.push('', '</details>', '');
   }
-  if (view.verdict === 'advisory') {
-    out.push('> [!WARNING]', '> Advisory mode: this would have blocked, and nothing was stopped.', '');
-  }
-  return `${out.join('\n').trimEnd()}\n`;
+  return out;
 }

@@ -1,28 +1,37 @@
-// The registry of report formats: format -> renderer. Adding a format is one row here and one file.
-import { renderJson } from './json.js';
+// The registry of report formats: format -> renderer, for one subject and for many plans grouped by root.
+// Adding a format is one row here and its files.
+import { renderJson, renderJsonRoots } from './json.js';
 import { renderJunit } from './junit.js';
+import { renderJunitRoots } from './junit-roots.js';
 import { renderMarkdown } from './markdown.js';
+import { renderMarkdownRoots } from './markdown-roots.js';
 import { renderSarif } from './sarif.js';
-import type { ReportRenderOptions, ReportSubject } from './subject.js';
+import { renderSarifRoots } from './sarif-roots.js';
+import type { AnyReportSubject, ReportRenderOptions, ReportSubject, RootsReport } from './subject.js';
 import { renderText } from './text.js';
+import { renderTextRoots } from './text-roots.js';
 
 export const REPORT_FORMATS = ['text', 'json', 'markdown', 'sarif', 'junit'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
-type Renderer = (subject: ReportSubject, options: ReportRenderOptions) => string;
+interface Renderers {
+  one: (subject: ReportSubject, options: ReportRenderOptions) => string;
+  roots: (report: RootsReport, options: ReportRenderOptions) => string;
+}
 
-const RENDERERS: Readonly<Record<ReportFormat, Renderer>> = {
-  text: renderText,
-  json: renderJson,
-  markdown: renderMarkdown,
-  sarif: renderSarif,
-  junit: renderJunit,
+const RENDERERS: Readonly<Record<ReportFormat, Renderers>> = {
+  text: { one: renderText, roots: renderTextRoots },
+  json: { one: renderJson, roots: renderJsonRoots },
+  markdown: { one: renderMarkdown, roots: renderMarkdownRoots },
+  sarif: { one: renderSarif, roots: renderSarifRoots },
+  junit: { one: renderJunit, roots: renderJunitRoots },
 };
 
 export function renderReport(
-  subject: ReportSubject,
+  subject: AnyReportSubject,
   format: ReportFormat,
   options: ReportRenderOptions,
 ): string {
-  return RENDERERS[format](subject, options);
+  const renderers = RENDERERS[format];
+  return subject.kind === 'roots' ? renderers.roots(subject, options) : renderers.one(subject, options);
 }

@@ -1,10 +1,11 @@
 // SARIF 2.1.0 for code-scanning tools: rules from the rule table, one result per finding, located by the file
 // and line that declare its address (a repository-relative uri, as GitHub code scanning requires) and by the
 // address itself.
+import { packageVersion } from '../fs/package-version.js';
 import type { Severity } from '../model/index.js';
 import { describeRule } from './rules.js';
 import type { ReportSubject } from './subject.js';
-import { type FindingRow, viewOf } from './view.js';
+import { type FindingRow, type ReportView, viewOf } from './view.js';
 
 /** Locations are relative to the repository root; consumers (GitHub: the checkout) resolve this base. */
 const SOURCE_ROOT = '%SRCROOT%';
@@ -17,16 +18,29 @@ export function relativeUri(path: string): string {
     .join('/');
 }
 
-/** The result's physical location: its declaration, else the fallback file (line 1), else none. */
-function physicalLocation(row: FindingRow, fallbackFile: string | undefined) {
-  const file = row.location?.file ?? fallbackFile;
-  if (file === undefined) return {};
-  return {
-    physicalLocation: {
-      artifactLocation: { uri: relativeUri(file), uriBaseId: SOURCE_ROOT },
-      region: { startLine: row.location?.line ?? 1 },
-    },
-  };
+/**
+ * What a result without a declaration of its own is placed on (GitHub code scanning needs an artifact on every
+ * result): a file (the plan JSON or plan file, in the repository) at line 1, or the root's directory, whole.
+ */
+export type FallbackArtifact = { file: string } | { directory: string };
+
+/** The result's physical location: its declaration, else the fallback artifact, else none. */
+function physicalLocation(row: FindingRow, fallback: FallbackArtifact | undefined) {
+  const artifact = (uri: string) => ({ uri: relativeUri(uri), uriBaseId: SOURCE_ROOT });
+  if (row.location) {
+    return {
+      physicalLocation: {
+        artifactLocation: artifact(row.location.file),
+        region: { startLine: row.location.line },
+      },
+    };
+  }
+  if (fallback === undefined) return {};
+  if ('file' in fallback) {
+    return { physicalLocation: { artifactLocation: artifact(fallback.file), region: { startLine: 1 } } };
+  }
+  // A directory has no lines: the location is the artifact alone (a trailing slash marks a directory).
+  return { physicalLocation: { artifactLocation: artifact(`${fallback.directory.replace(/\/$/, '')}/`) } };
 }
 
 const SARIF_SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json';
@@ -42,7 +56,26 @@ const SECURITY_SEVERITY: Record<Severity, string> = {
 export function renderSarif(subject: ReportSubject): string {
   const view = viewOf(subject);
   const ruleIds = [...new Set([...view.ruleSet, ...view.rows.map((r) => r.rule)])];
-  const rules = ruleIds.map((id) => {
+  const fallback = view.fallbackFile ? { file: view.fallbackFile } : undefined;
+  const results = view.rows.map((r) => sarifResult(r, { ruleIds, packageId: view.packageId, fallback }));
+  return sarifLog({
+    rules: sarifRules(ruleIds, view.subjectKind),
+    results,
+    automationId: `tfgate/${view.subjectKind}/${view.packageId}/`,
+    invocation: {
+      executionSuccessful: true,
+      properties: {
+        decision: view.decision,
+        min_severity: view.minSeverity,
+        ...(view.detailsUnavailable ? { details_available: false } : {}),
+      },
+    },
+  });
+}
+
+/** The rule table's entries for these rule ids. */
+export function sarifRules(ruleIds: readonly string[], subjectKind: ReportView['subjectKind']) {
+  return ruleIds.map((id) => {
     const rule = describeRule(id);
     return {
       id,
@@ -53,27 +86,40 @@ export function renderSarif(subject: ReportSubject): string {
       help: { text: rule.remediation },
       defaultConfiguration: { level: 'error' },
       properties: {
-        tags: ['tfgate', view.subjectKind === 'gate' ? 'drift' : 'terraform-plan'],
+        tags: ['tfgate', subjectKind === 'gate' ? 'drift' : 'terraform-plan'],
         ...(rule.severity ? { 'security-severity': SECURITY_SEVERITY[rule.severity] } : {}),
       },
     };
   });
-  const results = view.rows.map((r) => ({
+}
+
+export interface ResultContext {
+  ruleIds: readonly string[];
+  packageId: string;
+  fallback: FallbackArtifact | undefined;
+  /** Many plans: the root the finding belongs to (a logical location and a property). */
+  root?: string;
+}
+
+/** One finding as a SARIF result, located by its declaration (else the fallback) and by its address. */
+export function sarifResult(r: FindingRow, context: ResultContext) {
+  return {
     ruleId: r.rule,
-    ruleIndex: ruleIds.indexOf(r.rule),
+    ruleIndex: context.ruleIds.indexOf(r.rule),
     // Acknowledged and below-threshold findings are shown but do not fail a code-scanning check.
     level: r.blocking ? 'error' : r.status === 'acknowledged' ? 'note' : 'warning',
-    message: { text: `${r.address}: ${r.why}` },
+    message: { text: `${context.root === undefined ? '' : `${context.root}: `}${r.address}: ${r.why}` },
     locations: [
       {
-        ...physicalLocation(r, view.fallbackFile),
+        ...physicalLocation(r, context.fallback),
         logicalLocations: [
           { name: r.address, fullyQualifiedName: r.address, kind: 'resource' },
           ...(r.constructPath ? [{ fullyQualifiedName: r.constructPath, kind: 'module' }] : []),
         ],
       },
     ],
-    partialFingerprints: { tfgateFindingId: r.id },
+    // The root is part of the identity: the same address in two roots is two findings.
+    partialFingerprints: { tfgateFindingId: context.root === undefined ? r.id : `${context.root}#${r.id}` },
     ...(r.status === 'acknowledged'
       ? {
           suppressions: [
@@ -89,10 +135,23 @@ export function renderSarif(subject: ReportSubject): string {
       severity: r.severity,
       kind: r.kind,
       type: r.type,
-      package_id: view.packageId,
+      package_id: context.packageId,
+      ...(context.root === undefined ? {} : { root: context.root }),
       ...(r.status ? { status: r.status } : {}),
     },
-  }));
+  };
+}
+
+type SarifResult = ReturnType<typeof sarifResult>;
+
+/** The one-run log around rules and results, with the tool's name and version (SARIF2005). */
+export function sarifLog(run: {
+  rules: ReturnType<typeof sarifRules>;
+  results: SarifResult[];
+  automationId: string;
+  invocation: Record<string, unknown>;
+}): string {
+  const version = packageVersion();
   const log = {
     $schema: SARIF_SCHEMA,
     version: '2.1.0',
@@ -102,10 +161,12 @@ export function renderSarif(subject: ReportSubject): string {
           driver: {
             name: 'tfgate',
             informationUri: 'https://github.com/tfgate/tfgate',
-            rules,
+            version,
+            ...(/^\d+\.\d+\.\d+/.test(version) ? { semanticVersion: version } : {}),
+            rules: run.rules,
           },
         },
-        ...(results.some((r) => 'physicalLocation' in (r.locations[0] ?? {}))
+        ...(run.results.some((r) => 'physicalLocation' in (r.locations[0] ?? {}))
           ? {
               originalUriBaseIds: {
                 [SOURCE_ROOT]: {
@@ -114,18 +175,9 @@ export function renderSarif(subject: ReportSubject): string {
               },
             }
           : {}),
-        automationDetails: { id: `tfgate/${view.subjectKind}/${view.packageId}/` },
-        invocations: [
-          {
-            executionSuccessful: true,
-            properties: {
-              decision: view.decision,
-              min_severity: view.minSeverity,
-              ...(view.detailsUnavailable ? { details_available: false } : {}),
-            },
-          },
-        ],
-        results,
+        automationDetails: { id: run.automationId },
+        invocations: [run.invocation],
+        results: run.results,
       },
     ],
   };

@@ -1,4 +1,11 @@
-import type { Acknowledgement, EvaluationResult, GateResult, SourceLocation } from '../model/index.js';
+import type {
+  Acknowledgement,
+  CombinedDecision,
+  EvaluationResult,
+  GateResult,
+  Severity,
+  SourceLocation,
+} from '../model/index.js';
 
 /** What a report is about: a plan evaluation, or a gate decision. */
 export type ReportSubject =
@@ -22,6 +29,41 @@ export type ReportSubject =
       detailsUnavailable?: string;
     }
   | { kind: 'gate'; result: GateResult; advisory?: boolean; detailsUnavailable?: string };
+
+/** One plan evaluation's subject. */
+export type EvaluationSubject = Extract<ReportSubject, { kind: 'evaluation' }>;
+
+/** One root of a many-plan check: its evaluation, or why it has none. */
+export interface RootReport {
+  /** The root's name in reports: the plan's directory, or the mapping's `root`. */
+  root: string;
+  /** The plan as given (a path, or "stdin"). */
+  plan: string;
+  /** The package the root is judged against, when the route names it. */
+  packageId?: string;
+  /** Set when the root was decided. */
+  subject?: EvaluationSubject;
+  /** Set when no decision could be reached for this root: the error's code, message and hint. */
+  noDecision?: { code: string; message: string; hint?: string };
+  /**
+   * A repository-relative path standing for the root when a finding has no file of its own and the plan file
+   * is outside the repository: the root's directory (code scanning needs an artifact for every result).
+   */
+  rootPath?: string;
+}
+
+/** Many plans under one verdict (`tfgate check` with several plans), grouped by root. */
+export interface RootsReport {
+  kind: 'roots';
+  decision: CombinedDecision;
+  minSeverity: Severity;
+  roots: RootReport[];
+  /** True when the user asked for advisory mode. */
+  advisory?: boolean;
+}
+
+/** Anything a report can be about. */
+export type AnyReportSubject = ReportSubject | RootsReport;
 
 export interface ReportRenderOptions {
   color: boolean;

@@ -4,7 +4,7 @@ import { UsageError } from '../errors/index.js';
 import { writeFileAtomic } from '../fs/atomic-file.js';
 import { githubAnnotationsEnabled, renderGithubAnnotations } from './github.js';
 import { REPORT_FORMATS, type ReportFormat, renderReport } from './registry.js';
-import type { ReportSubject } from './subject.js';
+import type { AnyReportSubject } from './subject.js';
 
 export interface ReportTarget {
   format: ReportFormat;
@@ -68,7 +68,7 @@ export interface EmitOptions {
 
 /** Render every target, plus GitHub annotations on stdout when running in GitHub Actions. */
 export async function emitReports(
-  subject: ReportSubject,
+  subject: AnyReportSubject,
   targets: readonly ReportTarget[],
   options: EmitOptions,
 ): Promise<void> {

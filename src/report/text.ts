@@ -51,8 +51,11 @@ function headline(view: ReportView, p: Painter): string {
 }
 
 export function renderText(subject: ReportSubject, options: ReportRenderOptions): string {
-  const p = painter(options.color);
-  const view = terminalSafeView(viewOf(subject));
+  return `${textLines(terminalSafeView(viewOf(subject)), painter(options.color)).join('\n')}\n`;
+}
+
+/** The text report of one view (already terminal-safe), as lines: the decision line first. */
+export function textLines(view: ReportView, p: Painter): string[] {
   const out: string[] = [headline(view, p)];
 
   const open = view.rows.filter((r) => r.status !== 'acknowledged');
@@ -91,5 +94,5 @@ export function renderText(subject: ReportSubject, options: ReportRenderOptions)
       out.push(`  ${id}: ${rule.title}. ${rule.remediation}`);
     }
   }
-  return `${out.join('\n')}\n`;
+  return out;
 }
