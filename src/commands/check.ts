@@ -1,13 +1,20 @@
-// `tfgate check`: evaluate an existing plan (no terraform run) with exactly one plan input and one route.
-import { access, constants, rm } from 'node:fs/promises';
+// `tfgate check`: evaluate existing plans (no terraform run): one plan and one route (this file), or many plans
+// each with its package, under one verdict (check-many.ts).
+import { rm, stat } from 'node:fs/promises';
 import { z } from 'zod';
-import { ExitCode, InvalidPlanError } from '../errors/index.js';
+import { ExitCode, UsageError } from '../errors/index.js';
 import type { PlanEvaluator } from '../model/evaluator.js';
 import { advisorySchema, minSeveritySchema, reportTargetsSchema } from '../options/common.js';
-import { fileSource, type PlanSource, stdinSource } from '../plan/index.js';
+import type { PlanSource } from '../plan/index.js';
 import type { ReportTarget } from '../report/index.js';
 import { advisoryWithoutDecision } from './advisory.js';
 import { readApprovedFindings, withApprovedFindings } from './approved-findings.js';
+import {
+  type CheckManyOptions,
+  type CheckManyOutcome,
+  checkManyOptionsSchema,
+  runCheckMany,
+} from './check-many.js';
 import { requireFiles } from './input-files.js';
 import type { CommandIo } from './io.js';
 import { evaluatePlan, type PipelineOutcome } from './pipeline.js';
@@ -15,19 +22,9 @@ import { checkRoute, openEvaluator, routeSchema } from './route.js';
 
 const PLAN_FLAG = { 'plan-json': '--plan-json', 'plan-file': '--plan-file' } as const;
 
-/** Where the plan comes from: exactly one of --plan-json and --plan-file. */
-export const planInputSchema = z.discriminatedUnion('kind', [
-  /** `terraform show -json` output in a file, or "-" for stdin. */
-  z.object({ kind: z.literal('plan-json'), path: z.string().min(1) }),
-  /** A saved plan (Atlantis's $PLANFILE, Spacelift's spacelift.plan), streamed through `terraform show -json`. */
-  z.object({
-    kind: z.literal('plan-file'),
-    path: z.string().min(1),
-    chdir: z.string().min(1).optional(),
-    terraformBin: z.string().min(1).optional(),
-  }),
-]);
-export type PlanInputOption = z.output<typeof planInputSchema>;
+import { planInputSchema, planSource } from './plan-input.js';
+
+export { type PlanInputOption, planInputSchema, planSource } from './plan-input.js';
 
 export const checkOptionsSchema = z
   .object({
@@ -63,7 +60,53 @@ export type CheckOptions = z.output<typeof checkOptionsSchema>;
 
 export type CheckContext = CommandIo;
 
-export async function runCheck(options: CheckOptions, context: CheckContext): Promise<PipelineOutcome> {
+/**
+ * One plan (the contract's single evaluation, as before), or many (`plans`, or a directory or glob given as the
+ * one plan): each judged against its package, one combined decision, one report grouped by root.
+ */
+export async function runCheck(
+  options: CheckOptions | CheckManyOptions,
+  context: CheckContext,
+): Promise<PipelineOutcome | CheckManyOutcome> {
+  if ('plans' in options) return runCheckMany(options, context);
+  if (await namesManyPlans(options.plan.path)) return runCheckMany(manyFromOne(options), context);
+  return runCheckOne(options, context);
+}
+
+/** A directory or a glob names a set of plans, even when it holds one: the report's shape follows the input. */
+async function namesManyPlans(path: string): Promise<boolean> {
+  if (path === '-') return false;
+  const found = await stat(path).catch(() => undefined);
+  if (found) return found.isDirectory();
+  return /[*?[\]{}]/.test(path);
+}
+
+function manyFromOne(options: CheckOptions): CheckManyOptions {
+  if (options.customPolicyCheck || options.approvedFindings || options.configDir) {
+    const flag = options.customPolicyCheck
+      ? '--custom-policy-check'
+      : options.approvedFindings
+        ? '--approved-findings'
+        : '--config-dir';
+    throw new UsageError(
+      'plan_input_required',
+      `${flag} is for one plan; ${options.plan.path} names a set of plans`,
+      {
+        hint: 'check each plan on its own, or give each plan its configuration in a --plan-map (config_dir)',
+      },
+    );
+  }
+  return checkManyOptionsSchema.parse({
+    plans: [options.plan],
+    route: options.route,
+    minSeverity: options.minSeverity,
+    reports: options.reports,
+    advisory: options.advisory,
+    ...(options.repositoryRoot ? { repositoryRoot: options.repositoryRoot } : {}),
+  });
+}
+
+async function runCheckOne(options: CheckOptions, context: CheckContext): Promise<PipelineOutcome> {
   const reports = options.customPolicyCheck ? await policyCheckReports(options.reports) : options.reports;
   // Files the user named, and the route's settings, before anything is read: a missing one is a usage error.
   await requireFiles([
@@ -136,34 +179,4 @@ async function policyCheckReports(reports: readonly ReportTarget[]): Promise<rea
     if (target.path !== undefined) await rm(target.path, { force: true }).catch(() => undefined);
   }
   return reports.some((t) => t.path === undefined) ? reports : [{ format: 'text' }, ...reports];
-}
-
-/** A plan that cannot be read leaves nothing to decide on: exit 4, naming the file. */
-export async function planSource(
-  plan: PlanInputOption,
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<PlanSource> {
-  switch (plan.kind) {
-    case 'plan-file': {
-      await access(plan.path, constants.R_OK).catch((error: unknown) => {
-        throw new InvalidPlanError(`cannot read the plan file ${plan.path}: ${(error as Error).message}`, {
-          hint: 'pass a plan written by `terraform plan -out <planfile>` (Atlantis: $PLANFILE; Spacelift: spacelift.plan)',
-          cause: error,
-        });
-      });
-      // Loaded on demand: only --plan-file runs terraform.
-      const { Terraform } = await import('../terraform/index.js');
-      const terraform = await Terraform.open({ bin: plan.terraformBin, chdir: plan.chdir, env });
-      return terraform.showJson(plan.path);
-    }
-    case 'plan-json':
-      if (plan.path === '-') return stdinSource();
-      await access(plan.path, constants.R_OK).catch((error: unknown) => {
-        throw new InvalidPlanError(`cannot read the plan ${plan.path}: ${(error as Error).message}`, {
-          hint: 'pass the output of `terraform show -json <planfile>` (or - to read it from stdin)',
-          cause: error,
-        });
-      });
-      return fileSource(plan.path);
-  }
 }

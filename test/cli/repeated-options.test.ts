@@ -1,7 +1,7 @@
 // A flag that takes one value refuses to be given twice (exit 1, naming the flag), on every command. Issue 8,
 // defect 5: `tfgate check --plan-json a.json --plan-json b.json` evaluated only b.json and exited 0 when
-// a.json would block. Repeatable flags (values that accumulate: --format, --output, --scopes) and boolean
-// flags may repeat.
+// a.json would block. Repeatable flags (values that accumulate: --format, --output, --scopes, and since
+// issue 12 --plan-json and --plan-file, every plan judged under one verdict) and boolean flags may repeat.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -164,16 +164,25 @@ describe('tfgate check --plan-json a.json --plan-json b.json (the built CLI)', (
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  it('exits 1 naming --plan-json, where it used to evaluate b.json alone and pass', async () => {
+  it('judges both and blocks, where it used to evaluate b.json alone and pass', async () => {
     const blocking = cloud.planPath;
     const passing = scenario('no-change').planPath;
     // The two plans mean what the test says: the first blocks, the second passes.
     expect((await runCli(['check', '--plan-json', blocking, ...offline])).exitCode).toBe(3);
     expect((await runCli(['check', '--plan-json', passing, ...offline])).exitCode).toBe(0);
 
-    const both = await runCli(['check', '--plan-json', blocking, '--plan-json', passing, ...offline]);
-    expect(both.exitCode).toBe(1);
-    expect(both.stdout).toBe('');
-    expect(both.stderr).toMatch(/^error: --plan-json was given more than once/);
+    for (const args of [
+      ['--plan-json', blocking, '--plan-json', passing],
+      [`--plan-json=${blocking}`, `--plan-json=${passing}`],
+    ]) {
+      const both = await runCli(['check', ...args, ...offline, '--format', 'json']);
+      expect(both.exitCode, both.stderr).toBe(3);
+      const body = JSON.parse(both.stdout);
+      expect(body.decision).toBe('block');
+      expect(body.results.map((r: { plan: string; decision: string }) => [r.plan, r.decision])).toEqual([
+        [blocking, 'block'],
+        [passing, 'pass'],
+      ]);
+    }
   });
 });

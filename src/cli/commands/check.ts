@@ -1,23 +1,36 @@
 // `tfgate check`: commander wiring only; src/commands/check.ts does the work.
 import type { Command } from 'commander';
 import { runCheck } from '../../commands/check.js';
+import { collect } from '../../options/common.js';
 import { setExitCode } from '../exit-code.js';
 import { terminalIo } from '../io.js';
-import { type CheckFlags, normaliseCheckOptions } from '../normalise/check.js';
+import { type CheckFlags, normaliseCheckInput } from '../normalise/check.js';
 import { addAdvisoryOption, addMinSeverityOption, addReportOptions, addRouteOptions } from '../options.js';
 
 export function registerCheck(program: Command): void {
   const check = program
     .command('check')
     .description(
-      'Evaluate a Terraform plan that already exists (no terraform run): exit 0 pass, 3 blocked, 4 no decision, 1 usage.',
+      'Evaluate Terraform plans that already exist (no terraform run), one or many (a monorepo, a Terragrunt stack) under one verdict: exit 0 pass, 3 blocked (any plan), 4 no decision (any plan), 1 usage.',
     )
-    .option('--plan-json <file|->', 'the output of `terraform show -json <planfile>`; - reads stdin')
     .option(
-      '--plan-file <planfile>',
-      'a saved plan (Atlantis $PLANFILE, Spacelift spacelift.plan), read through `terraform show -json`',
+      '--plan-json <file|dir|glob>',
+      'the output of `terraform show -json <planfile>`; - reads stdin. Repeatable; a directory means every *.json under it, a glob its matches: each plan is judged and one combined decision is made',
+      collect,
     )
-    .option('--chdir <dir>', 'with --plan-file: the terraform working directory (passed as -chdir)')
+    .option(
+      '--plan-file <planfile|dir|glob>',
+      'a saved plan (Atlantis $PLANFILE, Spacelift spacelift.plan), read through `terraform show -json`. Repeatable; a directory means every tfplan/*.tfplan under it',
+      collect,
+    )
+    .option(
+      '--plan-map <file>',
+      'YAML or JSON: plans (files, directories, globs) each with its own package or bundle, root name and configuration (see the README, "Many plans, one verdict")',
+    )
+    .option(
+      '--chdir <dir>',
+      "with --plan-file: the terraform working directory (passed as -chdir); with several plan files, default: each plan file's directory",
+    )
     .option('--terraform-bin <bin>', 'with --plan-file: terraform, tofu or a path (env TFGATE_TERRAFORM_BIN)')
     .option(
       '--config-dir <dir>',
@@ -37,7 +50,7 @@ export function registerCheck(program: Command): void {
       "the JSON result (--format json) of an earlier check whose block the pipeline's policy owners approved (Atlantis: $POLICYCHECKFILE after approve_policies): its blocking findings no longer block, any other finding still does",
     );
   check.action(async (flags: CheckFlags, command: Command) => {
-    const options = normaliseCheckOptions(flags, process.env);
+    const options = normaliseCheckInput(flags, process.env);
     const outcome = await runCheck(options, terminalIo());
     setExitCode(command, outcome.exitCode);
   });

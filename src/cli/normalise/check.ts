@@ -1,14 +1,18 @@
-// `tfgate check`: flags and environment → CheckOptions, parsed once. Flags win over the environment.
+// `tfgate check`: flags and environment → CheckOptions (one plan) or CheckManyOptions (several plans, a glob, a
+// plan map), parsed once. Flags win over the environment.
 import { type CheckOptions, checkOptionsSchema } from '../../commands/check.js';
+import { type CheckManyOptions, checkManyOptionsSchema } from '../../commands/check-many.js';
 import { UsageError } from '../../errors/index.js';
-import { parseOptions } from '../../options/common.js';
+import { nonEmpty, parseOptions } from '../../options/common.js';
 import { ROUTE_FLAG_NAMES, type RouteFlags, routeInputFromFlags } from './route.js';
 import { DECISION_FLAG_NAMES, type DecisionFlags, decisionInput } from './shared.js';
 
 /** The flags as commander hands them over (repeatable ones as arrays). */
 export interface CheckFlags extends RouteFlags, DecisionFlags {
-  planJson?: string;
-  planFile?: string;
+  /** Repeatable; a single string when a caller (a test) passes one. */
+  planJson?: string | string[];
+  planFile?: string | string[];
+  planMap?: string;
   chdir?: string;
   terraformBin?: string;
   customPolicyCheck?: boolean;
@@ -21,19 +25,84 @@ const CHECK_FLAG_NAMES: Readonly<Record<string, string>> = {
   ...ROUTE_FLAG_NAMES,
   ...DECISION_FLAG_NAMES,
   'plan.path': '--plan-json/--plan-file',
+  plans: '--plan-json/--plan-file',
+  planMap: '--plan-map',
   approvedFindings: '--approved-findings',
   configDir: '--config-dir',
   repositoryRoot: '--repository-root',
 };
 
+const list = (value: string | string[] | undefined): string[] =>
+  value === undefined ? [] : Array.isArray(value) ? value : [value];
+
+/** One plan given once: the single-plan check (its reports as before). Anything else: many plans. */
+export function normaliseCheckInput(
+  flags: CheckFlags,
+  env: NodeJS.ProcessEnv,
+): CheckOptions | CheckManyOptions {
+  const planJson = list(flags.planJson);
+  const planFile = list(flags.planFile);
+  const plans = [
+    ...planJson.map((path) => ({ kind: 'plan-json' as const, path })),
+    ...planFile.map((path) => ({
+      kind: 'plan-file' as const,
+      path,
+      chdir: flags.chdir,
+      terraformBin: flags.terraformBin,
+    })),
+  ];
+  if (plans.length === 0 && flags.planMap === undefined) {
+    throw new UsageError(
+      'plan_input_required',
+      'give a plan: --plan-json <file|->, --plan-file <planfile>, or several (repeated, a directory, a glob, or --plan-map <file>)',
+      {
+        hint: 'e.g. tfgate check --plan-file plan.out ... (Atlantis: $PLANFILE, or --plan-json $SHOWFILE); a stack: --plan-json "stacks/**/plan.json"',
+      },
+    );
+  }
+  if (plans.length === 1 && flags.planMap === undefined) return normaliseCheckOptions(flags, env);
+  for (const [flag, given] of [
+    ['--custom-policy-check', flags.customPolicyCheck],
+    ['--approved-findings', flags.approvedFindings],
+    ['--config-dir', flags.configDir],
+  ] as const) {
+    if (given) {
+      throw new UsageError('plan_input_required', `${flag} is for one plan, and several were given`, {
+        hint: 'check each plan on its own, or give each plan its configuration in a --plan-map (config_dir)',
+      });
+    }
+  }
+  // With a plan map the command line's route is optional: the map may name each plan's package or bundle.
+  const routeGiven = flags.bundle !== undefined || flags.package !== undefined;
+  return parseOptions(
+    checkManyOptionsSchema,
+    {
+      plans,
+      planMap: flags.planMap,
+      ...(routeGiven || flags.planMap === undefined ? { route: routeInputFromFlags(flags, env) } : {}),
+      routeDefaults: {
+        baseUrl: flags.baseUrl,
+        caFile: flags.caFile,
+        publicKey: flags.publicKey ?? nonEmpty(env.TFGATE_PUBLIC_KEY),
+        allowUnsigned: flags.allowUnsignedBundleINSECURE ?? false,
+      },
+      ...decisionInput(flags, env),
+      repositoryRoot: flags.repositoryRoot,
+    },
+    CHECK_FLAG_NAMES,
+  );
+}
+
+/** The single-plan check's options (exactly one --plan-json or --plan-file). */
 export function normaliseCheckOptions(flags: CheckFlags, env: NodeJS.ProcessEnv): CheckOptions {
-  const planInputs = [flags.planJson !== undefined, flags.planFile !== undefined].filter(Boolean);
-  if (planInputs.length !== 1) {
+  const planJson = list(flags.planJson);
+  const planFile = list(flags.planFile);
+  if (planJson.length + planFile.length !== 1) {
     throw new UsageError(
       'plan_input_required',
       'give exactly one plan input: --plan-json <file|-> or --plan-file <planfile>',
       {
-        hint: 'e.g. tfgate check --plan-file plan.out ... (Atlantis: $PLANFILE, or --plan-json $SHOWFILE)',
+        hint: 'several plans are checked by `tfgate check` itself (normaliseCheckInput)',
       },
     );
   }
@@ -41,9 +110,9 @@ export function normaliseCheckOptions(flags: CheckFlags, env: NodeJS.ProcessEnv)
     checkOptionsSchema,
     {
       plan:
-        flags.planFile !== undefined
-          ? { kind: 'plan-file', path: flags.planFile, chdir: flags.chdir, terraformBin: flags.terraformBin }
-          : { kind: 'plan-json', path: flags.planJson },
+        planFile.length === 1
+          ? { kind: 'plan-file', path: planFile[0], chdir: flags.chdir, terraformBin: flags.terraformBin }
+          : { kind: 'plan-json', path: planJson[0] },
       route: routeInputFromFlags(flags, env),
       ...decisionInput(flags, env),
       customPolicyCheck: flags.customPolicyCheck ?? false,

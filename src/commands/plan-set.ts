@@ -1,0 +1,358 @@
+// `tfgate check` with many plans, the read stage's first half: which plans, each with its root name, its
+// package (route) and where its configuration is. Plans come from repeated --plan-json/--plan-file (a file, a
+// directory or a glob) and from a plan map (--plan-map, YAML or JSON); a pattern that matches nothing is a
+// usage error, never a pass that judged nothing.
+import { glob, stat } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { UsageError } from '../errors/index.js';
+import { readFileWithin } from '../fs/read-within.js';
+import type { PlanInputOption } from './plan-input.js';
+import type { RouteOption } from './route.js';
+
+/** One plan to judge: its name in the reports, how to read it, who decides, and where its configuration is. */
+export interface PlanRoot {
+  root: string;
+  plan: PlanInputOption;
+  route: RouteOption;
+  /** The configuration the plan was made from: findings get file and line (the map's config_dir). */
+  configDir?: string;
+  /** Bytes this plan may hold in memory while read, for the evaluation budget (an estimate). */
+  cost: number;
+}
+
+/** The route pieces a plan map entry completes: the service's address and the platform key. */
+export interface RouteDefaults {
+  baseUrl?: string | undefined;
+  caFile?: string | undefined;
+  publicKey?: string | undefined;
+  allowUnsigned: boolean;
+}
+
+export interface PlanSetInput {
+  /** From the flags: each path a file, a directory or a glob. */
+  plans: readonly PlanInputOption[];
+  /** A plan map file. */
+  planMap?: string | undefined;
+  /** The command line's route: for plans that name no package of their own. */
+  route?: RouteOption | undefined;
+  routeDefaults: RouteDefaults;
+}
+
+const GLOB_CHARS = /[*?[\]{}]/;
+/** A plan file written by `terraform show -json`, or a saved plan, when a directory is searched. */
+const PLAN_JSON_NAME = /\.json$/;
+const PLAN_FILE_NAME = /(^tfplan$|\.tfplan$)/;
+/** A saved plan is zipped; its JSON is far larger. An estimate for the memory budget. */
+const PLAN_FILE_EXPANSION = 10;
+
+const MAP_HINT =
+  'a plan map is YAML or JSON: plans: [{plan_json: <file|dir|glob>} or {plan_file: ...}, with optional root, package, bundle, chdir, config_dir]';
+
+/** Every plan to judge, in the order given (a directory's and a glob's matches sorted), each once. */
+export async function resolvePlanSet(input: PlanSetInput): Promise<PlanRoot[]> {
+  const entries: Array<Omit<PlanRoot, 'root' | 'cost'> & { root?: string; from: string }> = [];
+  for (const plan of input.plans) {
+    const flag = plan.kind === 'plan-json' ? '--plan-json' : '--plan-file';
+    const route = input.route ?? missingRoute(plan.path);
+    for (const path of await expandPath(plan, flag)) {
+      entries.push({
+        plan:
+          plan.kind === 'plan-file'
+            ? { ...plan, path, chdir: plan.chdir ?? dirname(path) }
+            : { ...plan, path },
+        route,
+        from: flag,
+      });
+    }
+  }
+  if (input.planMap) entries.push(...(await readPlanMap(input.planMap, input)));
+  const seen = new Set<string>();
+  const unique = entries.filter((entry) => {
+    const key = `${entry.plan.path === '-' ? '-' : resolve(entry.plan.path)}\0${JSON.stringify(entry.route)}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  if (unique.filter((e) => e.plan.path === '-').length > 1) {
+    throw new UsageError('plan_input_required', 'stdin (-) can be read once: give it as one plan only', {
+      hint: 'write the other plans to files',
+    });
+  }
+  const names = rootNames(unique);
+  return Promise.all(
+    unique.map(async ({ from: _from, root: _root, ...entry }, i) => ({
+      ...entry,
+      root: names[i] as string,
+      cost: await planCost(entry.plan),
+    })),
+  );
+}
+
+function missingRoute(path: string): never {
+  throw new UsageError('route_required', `no package decides the plan ${path}`, {
+    hint: 'give --package <id> (the service) or --bundle <bundle.tar.gz> --public-key <pem>, or name a package for it in the --plan-map',
+  });
+}
+
+/** A file is itself; a directory is every plan under it (dot-directories skipped); a glob its matches. */
+async function expandPath(plan: PlanInputOption, flag: string, base = '.'): Promise<string[]> {
+  if (plan.path === '-') {
+    if (plan.kind === 'plan-file') {
+      throw new UsageError('plan_input_required', '--plan-file cannot read stdin', {
+        hint: 'give the saved plan file, or pipe `terraform show -json` into --plan-json -',
+      });
+    }
+    return ['-'];
+  }
+  const path = isAbsolute(plan.path) ? plan.path : join(base, plan.path);
+  const found = await stat(path).catch(() => undefined);
+  if (found?.isFile() || (found && !found.isDirectory())) return [path];
+  const named = plan.kind === 'plan-json' ? PLAN_JSON_NAME : PLAN_FILE_NAME;
+  let matches: string[];
+  if (found?.isDirectory()) {
+    matches = [];
+    // .terraform, .terragrunt-cache, .git: never searched (the exclude prunes them; the filter is the rule).
+    const hidden = (p: string) => p.split(sep).some((segment) => segment.startsWith('.'));
+    for await (const match of glob('**/*', {
+      cwd: path,
+      exclude: (name) => basename(String(name)).startsWith('.'),
+    })) {
+      if (!hidden(match) && named.test(basename(match))) matches.push(join(path, match));
+    }
+    matches = await filesOnly(matches);
+  } else if (GLOB_CHARS.test(plan.path)) {
+    matches = [];
+    for await (const match of glob(path)) matches.push(match);
+    matches = await filesOnly(matches);
+  } else {
+    throw new UsageError('file_not_found', `${flag} ${plan.path} does not exist`, {
+      hint: `check the path given to ${flag} (relative paths start at ${resolve(base)})`,
+    });
+  }
+  if (matches.length === 0) {
+    throw new UsageError('file_not_found', `${flag} ${plan.path} matches no plan`, {
+      hint: found?.isDirectory()
+        ? `a directory is searched for ${plan.kind === 'plan-json' ? '*.json files' : 'files named tfplan or *.tfplan'} (dot-directories skipped)`
+        : 'check the pattern (quote it so the shell does not expand it first)',
+    });
+  }
+  return matches.sort();
+}
+
+async function filesOnly(paths: string[]): Promise<string[]> {
+  const kinds = await Promise.all(
+    paths.map((p) =>
+      stat(p).then(
+        (s) => s.isFile(),
+        () => false,
+      ),
+    ),
+  );
+  return paths.filter((_p, i) => kinds[i]);
+}
+
+/**
+ * A root's name: the directory holding its plan, relative to the working directory ("." for it); where two
+ * plans share a directory, their paths; the map's `root` when given. Names are unique.
+ */
+function rootNames(entries: ReadonlyArray<{ plan: PlanInputOption; root?: string }>): string[] {
+  const posix = (p: string) => (p === '' ? '.' : p.split(sep).join('/'));
+  const rel = (p: string) => posix(relative(process.cwd(), resolve(p)));
+  const byDirectory = entries.map(
+    (e) =>
+      e.root ??
+      (e.plan.path === '-'
+        ? 'stdin'
+        : rel(e.plan.kind === 'plan-file' ? (e.plan.chdir ?? dirname(e.plan.path)) : dirname(e.plan.path))),
+  );
+  const taken = new Map<string, number>();
+  for (const name of byDirectory) taken.set(name, (taken.get(name) ?? 0) + 1);
+  const names = entries.map((e, i) => {
+    const name = byDirectory[i] as string;
+    if (e.root !== undefined || (taken.get(name) ?? 0) === 1 || e.plan.path === '-') return name;
+    return rel(e.plan.path);
+  });
+  const used = new Set<string>();
+  return names.map((name) => {
+    let unique = name;
+    for (let n = 2; used.has(unique); n++) unique = `${name}#${n}`;
+    used.add(unique);
+    return unique;
+  });
+}
+
+async function planCost(plan: PlanInputOption): Promise<number> {
+  if (plan.path === '-') return 64 * 1024 * 1024;
+  const size = await stat(plan.path).then(
+    (s) => s.size,
+    () => 0,
+  );
+  return plan.kind === 'plan-file' ? size * PLAN_FILE_EXPANSION : size;
+}
+
+/** Plan maps are small: a larger file is refused rather than read. */
+const MAX_MAP_BYTES = 4 * 1024 * 1024;
+
+type MapEntry = Omit<PlanRoot, 'root' | 'cost'> & { root?: string; from: string };
+
+async function readPlanMap(file: string, input: PlanSetInput): Promise<MapEntry[]> {
+  const bytes = await readFileWithin(file, MAX_MAP_BYTES).catch((error: unknown) => {
+    throw new UsageError('file_not_found', `--plan-map ${file} cannot be read: ${(error as Error).message}`, {
+      hint: 'check the path given to --plan-map',
+      cause: error,
+    });
+  });
+  if (bytes === undefined) {
+    throw new UsageError('invalid_plan_map', `--plan-map ${file} is larger than ${MAX_MAP_BYTES} bytes`, {
+      hint: MAP_HINT,
+    });
+  }
+  let document: unknown;
+  try {
+    // The yaml library, not JSON.parse (nodejs/node#63785): JSON is YAML, so either form is read the same way.
+    document = parseYaml(bytes.toString('utf8'), { maxAliasCount: 100 });
+  } catch (error) {
+    throw new UsageError(
+      'invalid_plan_map',
+      `--plan-map ${file} is not YAML or JSON: ${(error as Error).message}`,
+      {
+        hint: MAP_HINT,
+        cause: error,
+      },
+    );
+  }
+  const plans = isRecord(document) ? document.plans : undefined;
+  if (!Array.isArray(plans) || plans.length === 0) {
+    throw new UsageError('invalid_plan_map', `--plan-map ${file} has no "plans" list`, { hint: MAP_HINT });
+  }
+  const base = dirname(file);
+  const entries: MapEntry[] = [];
+  for (const [i, raw] of plans.entries()) {
+    const at = `--plan-map ${file}: plans[${i}]`;
+    const entry = mapEntry(raw, at);
+    const planInput: PlanInputOption =
+      entry.plan_json !== undefined
+        ? { kind: 'plan-json', path: entry.plan_json }
+        : { kind: 'plan-file', path: entry.plan_file as string };
+    const paths = await expandPath(
+      planInput,
+      `${at}.${entry.plan_json !== undefined ? 'plan_json' : 'plan_file'}`,
+      base,
+    );
+    if (entry.root !== undefined && paths.length > 1) {
+      throw new UsageError('invalid_plan_map', `${at} names one root but matches ${paths.length} plans`, {
+        hint: 'drop "root" (each plan is then named by its directory), or give each plan its own entry',
+      });
+    }
+    const route = entryRoute(entry, at, base, input);
+    const inBase = (p: string | undefined) =>
+      p === undefined ? undefined : isAbsolute(p) ? p : join(base, p);
+    for (const path of paths) {
+      entries.push({
+        plan:
+          planInput.kind === 'plan-file'
+            ? { kind: 'plan-file', path, chdir: inBase(entry.chdir) ?? dirname(path) }
+            : { kind: 'plan-json', path },
+        route,
+        ...(entry.root !== undefined ? { root: entry.root } : {}),
+        ...(entry.config_dir !== undefined ? { configDir: inBase(entry.config_dir) as string } : {}),
+        from: at,
+      });
+    }
+  }
+  return entries;
+}
+
+interface PlanMapEntry {
+  plan_json?: string;
+  plan_file?: string;
+  root?: string;
+  package?: string;
+  bundle?: string;
+  chdir?: string;
+  config_dir?: string;
+}
+
+const ENTRY_KEYS = ['plan_json', 'plan_file', 'root', 'package', 'bundle', 'chdir', 'config_dir'] as const;
+
+function mapEntry(raw: unknown, at: string): PlanMapEntry {
+  if (!isRecord(raw)) throw new UsageError('invalid_plan_map', `${at} is not a mapping`, { hint: MAP_HINT });
+  for (const key of Object.keys(raw)) {
+    if (!(ENTRY_KEYS as readonly string[]).includes(key)) {
+      throw new UsageError('invalid_plan_map', `${at} has an unknown key "${key}"`, {
+        hint: `the keys are: ${ENTRY_KEYS.join(', ')}`,
+      });
+    }
+    const value = raw[key];
+    if (typeof value !== 'string' || value === '') {
+      throw new UsageError('invalid_plan_map', `${at}.${key} must be a non-empty string`, { hint: MAP_HINT });
+    }
+  }
+  const entry = raw as PlanMapEntry;
+  if ((entry.plan_json === undefined) === (entry.plan_file === undefined)) {
+    throw new UsageError('invalid_plan_map', `${at} needs exactly one of plan_json and plan_file`, {
+      hint: MAP_HINT,
+    });
+  }
+  if (entry.chdir !== undefined && entry.plan_file === undefined) {
+    throw new UsageError('invalid_plan_map', `${at}.chdir is for plan_file only`, {
+      hint: 'a plan JSON is read as it is; chdir is where `terraform show -json` runs for a saved plan',
+    });
+  }
+  if (entry.package !== undefined && !/^[a-z0-9][a-z0-9._-]{0,62}$/.test(entry.package)) {
+    throw new UsageError('invalid_plan_map', `${at}.package "${entry.package}" is not a package id`, {
+      hint: 'a package id is 1-63 of a-z 0-9 . _ - and starts with a letter or digit',
+    });
+  }
+  return entry;
+}
+
+/**
+ * Who decides an entry's plans: its own `bundle` (offline, verified with --public-key; its `package`, if given,
+ * is the package the bundle must be for); else its `package` on the service; else the command line's route.
+ * A `package` alone while the command line is offline (--bundle) is refused: which bundle is meant would be a guess.
+ */
+function entryRoute(entry: PlanMapEntry, at: string, base: string, input: PlanSetInput): RouteOption {
+  const { routeDefaults: defaults } = input;
+  if (entry.bundle !== undefined) {
+    if (defaults.publicKey === undefined && !defaults.allowUnsigned) {
+      throw new UsageError(
+        'route_required',
+        `${at} names a bundle: it is verified with the platform public key`,
+        {
+          hint: 'pass --public-key <pem> (or set TFGATE_PUBLIC_KEY)',
+        },
+      );
+    }
+    return {
+      kind: 'bundle',
+      bundle: isAbsolute(entry.bundle) ? entry.bundle : join(base, entry.bundle),
+      ...(defaults.publicKey !== undefined ? { publicKey: defaults.publicKey } : {}),
+      allowUnsigned: defaults.allowUnsigned,
+      ...(entry.package !== undefined ? { packageId: entry.package } : {}),
+    };
+  }
+  if (entry.package !== undefined) {
+    if (input.route?.kind === 'bundle') {
+      throw new UsageError(
+        'route_required',
+        `${at} names package ${entry.package} but no bundle, and the command line is offline (--bundle)`,
+        {
+          hint: `give the entry its bundle: (e.g. bundle: bundles/${entry.package}.tar.gz), or decide on the service with --package`,
+        },
+      );
+    }
+    return {
+      kind: 'remote',
+      packageId: entry.package,
+      ...(defaults.baseUrl !== undefined ? { baseUrl: defaults.baseUrl } : {}),
+      ...(defaults.caFile !== undefined ? { caFile: defaults.caFile } : {}),
+    };
+  }
+  return input.route ?? missingRoute(entry.plan_json ?? entry.plan_file ?? at);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
