@@ -162,6 +162,7 @@ async function evaluateRoot(
         ...(unavailable ? { detailsUnavailable: unavailable } : {}),
         ...(located.locations.size > 0 ? { locations: located.locations } : {}),
         ...(located.fallbackFile ? { fallbackFile: located.fallbackFile } : {}),
+        ...(located.fallbackDirectory ? { fallbackDirectory: located.fallbackDirectory } : {}),
       },
       ...rootPath(root, options.repositoryRoot),
     };

@@ -165,7 +165,8 @@ async function locateCheckFindings(addresses: string[], options: CheckOptions, e
   return locateForReport(addresses, {
     configDir: options.configDir ?? (plan.kind === 'plan-file' ? (plan.chdir ?? process.cwd()) : undefined),
     repositoryRoot: options.repositoryRoot,
-    planJsonFile: plan.kind === 'plan-json' && plan.path !== '-' ? plan.path : undefined,
+    // The plan file (JSON or saved plan) stands for findings without a declaration of their own.
+    planJsonFile: plan.path !== '-' ? plan.path : undefined,
     env,
   });
 }

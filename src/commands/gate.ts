@@ -1,5 +1,6 @@
 // `tfgate gate`: the release-job gate. It asks the service with fail_status=true and trusts the status
 // (200 pass, 409 blocked), so it works against any implementation of the interface.
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { z } from 'zod';
 import { clientFlagsSchema, type GateOutcome, ServiceClient, type TransportDeps } from '../client/index.js';
 import { ADVISORY_CONSEQUENCE, advisoryNotice, ExitCode } from '../errors/index.js';
@@ -21,6 +22,11 @@ export const gateOptionsSchema = z.object({
   advisory: advisorySchema,
   reports: reportTargetsSchema,
   client: clientFlagsSchema,
+  /**
+   * The package's design file in the repository: drift findings have no line in the configuration, so SARIF
+   * places them on it (GitHub code scanning needs a file for every result). Default: the repository root.
+   */
+  designFile: z.string().min(1).optional(),
 });
 export type GateOptions = z.output<typeof gateOptionsSchema>;
 
@@ -35,6 +41,15 @@ export interface GateCommandOutcome {
   /** Undefined only in advisory mode when no decision could be reached (stderr says why). */
   result: GateResult | undefined;
   detailsUnavailable?: string;
+}
+
+/** The design file relative to its repository (the git work tree holding it, else the working directory). */
+async function designArtifact(file: string): Promise<{ fallbackFile?: string }> {
+  const { findRepositoryRoot } = await import('../locate/index.js');
+  const root = resolve((await findRepositoryRoot(dirname(resolve(file)))) ?? process.cwd());
+  const path = relative(root, resolve(file));
+  if (path === '' || isAbsolute(path) || path === '..' || path.startsWith(`..${sep}`)) return {};
+  return { fallbackFile: path.split(sep).join('/') };
 }
 
 export async function runGate(options: GateOptions, context: GateContext): Promise<GateCommandOutcome> {
@@ -58,6 +73,7 @@ export async function runGate(options: GateOptions, context: GateContext): Promi
       result: outcome.result,
       advisory: options.advisory,
       ...(outcome.detailsUnavailable ? { detailsUnavailable: outcome.detailsUnavailable } : {}),
+      ...(options.designFile ? await designArtifact(options.designFile) : {}),
     };
     await emitReports(subject, options.reports, context);
     const base = {

@@ -69,6 +69,7 @@ export async function evaluatePlan(options: PipelineOptions): Promise<PipelineOu
       ...(constructPaths && constructPaths.size > 0 ? { constructPaths } : {}),
       ...(located && located.locations.size > 0 ? { locations: located.locations } : {}),
       ...(located?.fallbackFile ? { fallbackFile: located.fallbackFile } : {}),
+      ...(located?.fallbackDirectory ? { fallbackDirectory: located.fallbackDirectory } : {}),
       ...(options.approvals && options.approvals.size > 0 ? { approvals: options.approvals } : {}),
     },
     options.reports,

@@ -18,6 +18,8 @@ export interface ReportLocationOptions {
 export interface ReportLocations {
   locations: Map<string, SourceLocation>;
   fallbackFile?: string;
+  /** The configuration's directory relative to the repository ("." for its root), when inside it. */
+  fallbackDirectory?: string;
 }
 
 /** Locate `addresses` for the reports; never throws (a report without lines is still a report). */
@@ -36,8 +38,19 @@ export async function locateForReport(
           repositoryRoot: root,
           ...(options.env?.TF_DATA_DIR ? { dataDir: options.env.TF_DATA_DIR } : {}),
         });
-  const plan = options.planJsonFile ? relative(root, resolve(options.planJsonFile)) : undefined;
-  const inside =
-    plan !== undefined && plan !== '' && !isAbsolute(plan) && plan !== '..' && !plan.startsWith(`..${sep}`);
-  return { locations, ...(inside ? { fallbackFile: plan.split(sep).join('/') } : {}) };
+  const plan = inRepository(root, options.planJsonFile);
+  const directory = inRepository(root, options.configDir);
+  return {
+    locations,
+    ...(plan !== undefined && plan !== '.' ? { fallbackFile: plan } : {}),
+    ...(directory !== undefined ? { fallbackDirectory: directory } : {}),
+  };
+}
+
+/** `path` relative to the repository root with forward slashes ("." for the root), or undefined outside it. */
+function inRepository(root: string, path: string | undefined): string | undefined {
+  if (path === undefined) return undefined;
+  const rel = relative(root, resolve(path));
+  if (isAbsolute(rel) || rel === '..' || rel.startsWith(`..${sep}`)) return undefined;
+  return rel === '' ? '.' : rel.split(sep).join('/');
 }

@@ -2,7 +2,7 @@
 // (its declaration, else its plan file, else its directory) and tagged with the root. A root with no decision
 // is a tool execution notification, and the run's invocation did not succeed: no silent gap.
 import { rootsViewOf } from './roots.js';
-import { type FallbackArtifact, sarifLog, sarifResult, sarifRules } from './sarif.js';
+import { fallbackArtifact, sarifLog, sarifResult, sarifRules } from './sarif.js';
 import type { RootsReport } from './subject.js';
 
 const PLAN_RULE_IDS = ['unsanctioned_creation', 'capability_dependency_destroyed'];
@@ -14,11 +14,7 @@ export function renderSarifRoots(report: RootsReport): string {
   ];
   const results = v.roots.flatMap((root) => {
     if (!root.view) return [];
-    const fallback: FallbackArtifact | undefined = root.fallbackFile
-      ? { file: root.fallbackFile }
-      : root.rootPath !== undefined
-        ? { directory: root.rootPath }
-        : undefined;
+    const fallback = fallbackArtifact(root.fallbackFile, root.rootPath ?? root.view.fallbackDirectory);
     const packageId = root.view.packageId;
     return root.view.rows.map((r) => sarifResult(r, { ruleIds, packageId, fallback, root: root.root }));
   });

@@ -24,6 +24,15 @@ export function relativeUri(path: string): string {
  */
 export type FallbackArtifact = { file: string } | { directory: string };
 
+/**
+ * Where unplaced results go: the fallback file (line 1), else the fallback directory, else the repository root
+ * itself. GitHub code scanning refuses a result without `artifactLocation.uri`, so there is always one.
+ */
+export function fallbackArtifact(file: string | undefined, directory: string | undefined): FallbackArtifact {
+  if (file !== undefined) return { file };
+  return { directory: directory ?? '.' };
+}
+
 /** The result's physical location: its declaration, else the fallback artifact, else none. */
 function physicalLocation(row: FindingRow, fallback: FallbackArtifact | undefined) {
   const artifact = (uri: string) => ({ uri: relativeUri(uri), uriBaseId: SOURCE_ROOT });
@@ -56,7 +65,7 @@ const SECURITY_SEVERITY: Record<Severity, string> = {
 export function renderSarif(subject: ReportSubject): string {
   const view = viewOf(subject);
   const ruleIds = [...new Set([...view.ruleSet, ...view.rows.map((r) => r.rule)])];
-  const fallback = view.fallbackFile ? { file: view.fallbackFile } : undefined;
+  const fallback = fallbackArtifact(view.fallbackFile, view.fallbackDirectory);
   const results = view.rows.map((r) => sarifResult(r, { ruleIds, packageId: view.packageId, fallback }));
   return sarifLog({
     rules: sarifRules(ruleIds, view.subjectKind),

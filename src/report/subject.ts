@@ -21,6 +21,11 @@ export type ReportSubject =
        * it is in the repository): code scanning needs a file for every result.
        */
       fallbackFile?: string;
+      /**
+       * Without a fallback file: the repository-relative directory of the configuration (or the root), on which
+       * unplaced results are put as a whole (a region-less location).
+       */
+      fallbackDirectory?: string;
       /** Finding id -> the approval that lets it through (`check --approved-findings`): never blocks. */
       approvals?: ReadonlyMap<string, Acknowledgement>;
       /** True when the user asked for advisory mode: a block is reported but does not stop anything. */
@@ -28,7 +33,14 @@ export type ReportSubject =
       /** Set when the service decided (by status) but sent no details tfgate could read: says why. */
       detailsUnavailable?: string;
     }
-  | { kind: 'gate'; result: GateResult; advisory?: boolean; detailsUnavailable?: string };
+  | {
+      kind: 'gate';
+      result: GateResult;
+      advisory?: boolean;
+      detailsUnavailable?: string;
+      /** The package's design file in the repository (`gate --design`): drift findings have no line of their own. */
+      fallbackFile?: string;
+    };
 
 /** One plan evaluation's subject. */
 export type EvaluationSubject = Extract<ReportSubject, { kind: 'evaluation' }>;

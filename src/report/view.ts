@@ -51,6 +51,8 @@ export interface ReportView {
   detailsUnavailable?: string;
   /** The file results without a location of their own point at (ReportSubject.fallbackFile). */
   fallbackFile?: string;
+  /** The directory results without a location or a fallback file point at (region-less). */
+  fallbackDirectory?: string;
   /** The rules a subject of this kind evaluates, shown as passing test cases when they found nothing. */
   ruleSet: readonly RuleId[];
   /** Counts, as "label: n" pairs in display order. */
@@ -106,6 +108,7 @@ function baseView(subject: ReportSubject): ReportView {
       failures,
       ...(subject.detailsUnavailable ? { detailsUnavailable: subject.detailsUnavailable } : {}),
       ...(subject.fallbackFile ? { fallbackFile: subject.fallbackFile } : {}),
+      ...(subject.fallbackDirectory ? { fallbackDirectory: subject.fallbackDirectory } : {}),
       ruleSet: PLAN_RULE_SET,
       counts: [
         ['resource changes', r.counts.resource_changes],
@@ -143,6 +146,7 @@ function baseView(subject: ReportSubject): ReportView {
     rows,
     failures: Math.max(r.blocking.length, r.counts.blocking),
     ...(subject.detailsUnavailable ? { detailsUnavailable: subject.detailsUnavailable } : {}),
+    ...(subject.fallbackFile ? { fallbackFile: subject.fallbackFile } : {}),
     ruleSet: DRIFT_RULE_SET,
     counts: [
       ['open', r.counts.open],

@@ -59,8 +59,8 @@ const text = (v: unknown): v is string => typeof v === 'string' && v !== '';
  * limits (https://docs.github.com/en/code-security/how-tos/scan-code-for-vulnerabilities/integrate-with-existing-tools/uploading-a-sarif-file-to-github):
  * version 2.1.0 with `$schema` and `runs`; each run's `tool.driver.name`; each rule an `id`; each result a
  * `ruleId`, a `message.text`, and 1 to 10 `locations`, each with a `physicalLocation` whose
- * `artifactLocation.uri` is a non-empty relative path (or a file URI) and whose `region.startLine` is a line
- * number; at most 20 runs, 25,000 results a run, 25,000 rules a run. Returns what is missing (empty: ok).
+ * `artifactLocation.uri` is a non-empty relative path (or a file URI) and whose `region`, when present, has a
+ * `startLine` line number; at most 20 runs, 25,000 results a run, 25,000 rules a run. Returns what is missing (empty: ok).
  */
 export function githubUploadProblems(log: unknown): string[] {
   const problems: string[] = [];
@@ -106,9 +106,11 @@ export function githubUploadProblems(log: unknown): string[] {
             `${where}.locations[${l}].physicalLocation.artifactLocation.uri must be a relative path`,
           );
         }
+        // A location without a region is the artifact as a whole (tfgate's directory fallback); a region, when
+        // present, needs its start line (the multitool's GH1003 asks for no more).
         const region = isObject(physical) ? physical.region : undefined;
         const line = isObject(region) ? region.startLine : undefined;
-        if (!Number.isInteger(line) || (line as number) < 1) {
+        if (region !== undefined && (!Number.isInteger(line) || (line as number) < 1)) {
           problems.push(`${where}.locations[${l}].physicalLocation.region.startLine is required`);
         }
       });

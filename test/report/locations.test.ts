@@ -54,7 +54,7 @@ describe('source locations in the reports', () => {
     );
   });
 
-  it('sarif: an unplaced finding points at the fallback file (the plan) at line 1, or has no physical location', () => {
+  it('sarif: an unplaced finding points at the fallback file (the plan) at line 1, else a directory, whole', () => {
     const some = new Map([['aws_sqs_queue.jobs', { file: 'main.tf', line: 5 }]]);
     const withPlan = sarifOf('fallback', {
       kind: 'evaluation',
@@ -67,14 +67,39 @@ describe('source locations in the reports', () => {
       region: { startLine: 1 },
     });
     expect(githubUploadProblems(withPlan)).toEqual([]);
-    // Nothing to point at: only the address. GitHub would not take this result; the check says exactly that.
+    // No plan file in the repository: the configuration's directory, as a whole (no region). It used to have
+    // no physical location at all, which GitHub code scanning refuses.
+    const inDirectory = sarifOf('directory', {
+      kind: 'evaluation',
+      result: evaluation(),
+      locations: some,
+      fallbackDirectory: 'stacks/app',
+    });
+    expect(inDirectory.runs[0].results[1].locations[0].physicalLocation).toEqual({
+      artifactLocation: { uri: 'stacks/app/', uriBaseId: '%SRCROOT%' },
+    });
+    expect(githubUploadProblems(inDirectory)).toEqual([]);
+    // Nothing known at all (a plan from stdin): the repository root.
     const bare = sarifOf('unplaced', { kind: 'evaluation', result: evaluation(), locations: some });
-    expect(bare.runs[0].results[1].locations[0].physicalLocation).toBeUndefined();
-    expect(githubUploadProblems(bare)).toEqual([
-      'runs[0].results[1].locations[0].physicalLocation.artifactLocation.uri must be a relative path',
-      'runs[0].results[1].locations[0].physicalLocation.region.startLine is required',
-    ]);
-    sarifOf('gate', { kind: 'gate', result: gate() });
+    expect(bare.runs[0].results[1].locations[0].physicalLocation).toEqual({
+      artifactLocation: { uri: './', uriBaseId: '%SRCROOT%' },
+    });
+    expect(githubUploadProblems(bare)).toEqual([]);
+    // The gate: drift findings on the design file (gate --design), else the repository root.
+    const gateLog = sarifOf('gate', { kind: 'gate', result: gate() });
+    expect(gateLog.runs[0].results[0].locations[0].physicalLocation.artifactLocation.uri).toBe('./');
+    const designed = sarifOf('gate-design', {
+      kind: 'gate',
+      result: gate(),
+      fallbackFile: 'designs/app.yaml',
+    });
+    expect(designed.runs[0].results[0].locations[0].physicalLocation).toEqual({
+      artifactLocation: { uri: 'designs/app.yaml', uriBaseId: '%SRCROOT%' },
+      region: { startLine: 1 },
+    });
+    expect(githubUploadProblems(gateLog)).toEqual([]);
+    // The tool's version, for SARIF2005.
+    expect(gateLog.runs[0].tool.driver).toMatchObject({ version: expect.stringMatching(/^\d+\.\d+\.\d+/) });
   });
 
   it('github annotations carry file= and line=', () => {
@@ -117,7 +142,15 @@ describe('source locations in the reports', () => {
   });
 
   it('every SARIF log above passes the SARIF multitool: the 2.1.0 schema, its SARIF and its GitHub rules', async () => {
-    expect(Object.keys(logs)).toEqual(['located', 'encoded', 'fallback', 'unplaced', 'gate']);
+    expect(Object.keys(logs)).toEqual([
+      'located',
+      'encoded',
+      'fallback',
+      'directory',
+      'unplaced',
+      'gate',
+      'gate-design',
+    ]);
     expect(await multitoolErrors(logs)).toEqual([]);
   }, 120_000);
 

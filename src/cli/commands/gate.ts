@@ -15,6 +15,10 @@ export function registerGate(program: Command): void {
     .option(
       '--refresh',
       'run a fresh drift check first (adds some seconds) instead of the last scheduled one',
+    )
+    .option(
+      '--design <file>',
+      "the package's design file in this repository: SARIF places drift findings (no line of their own) on it; default: the repository root",
     );
   addMinSeverityOption(gate, 'open findings');
   addAdvisoryOption(gate, 'exit 0', 'usage errors (1)');

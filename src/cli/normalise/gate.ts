@@ -14,6 +14,7 @@ import {
 export interface GateFlags extends DecisionFlags, ServiceFlags {
   package?: string;
   refresh?: boolean;
+  design?: string;
 }
 
 export function normaliseGateOptions(flags: GateFlags, env: NodeJS.ProcessEnv): GateOptions {
@@ -29,7 +30,8 @@ export function normaliseGateOptions(flags: GateFlags, env: NodeJS.ProcessEnv): 
       refresh: flags.refresh ?? false,
       ...decisionInput(flags, env),
       client: clientInput(flags),
+      designFile: flags.design,
     },
-    { ...CLIENT_FLAG_NAMES, ...DECISION_FLAG_NAMES, packageId: '--package' },
+    { ...CLIENT_FLAG_NAMES, ...DECISION_FLAG_NAMES, packageId: '--package', designFile: '--design' },
   );
 }
