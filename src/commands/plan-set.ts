@@ -51,12 +51,13 @@ const MAP_HINT =
 
 /** Every plan to judge, in the order given (a directory's and a glob's matches sorted), each once. */
 export async function resolvePlanSet(input: PlanSetInput): Promise<PlanRoot[]> {
-  const entries: Array<Omit<PlanRoot, 'root' | 'cost'> & { root?: string; from: string }> = [];
+  const entries: MapEntry[] = [];
   for (const plan of input.plans) {
     const flag = plan.kind === 'plan-json' ? '--plan-json' : '--plan-file';
     const route = input.route ?? missingRoute(plan.path);
-    for (const path of await expandPath(plan, flag)) {
+    for (const { path, searched } of await expandPath(plan, flag)) {
       entries.push({
+        ...(searched !== undefined ? { searched } : {}),
         plan:
           plan.kind === 'plan-file'
             ? { ...plan, path, chdir: plan.chdir ?? dirname(path) }
@@ -81,7 +82,7 @@ export async function resolvePlanSet(input: PlanSetInput): Promise<PlanRoot[]> {
   }
   const names = rootNames(unique);
   return Promise.all(
-    unique.map(async ({ from: _from, root: _root, ...entry }, i) => ({
+    unique.map(async ({ from: _from, root: _root, searched: _searched, ...entry }, i) => ({
       ...entry,
       root: names[i] as string,
       cost: await planCost(entry.plan),
@@ -95,8 +96,31 @@ function missingRoute(path: string): never {
   });
 }
 
+/** One plan found: its path and, when a directory was searched, that directory (roots are named inside it). */
+interface Found {
+  path: string;
+  searched?: string;
+}
+
 /** A file is itself; a directory is every plan under it (dot-directories skipped); a glob its matches. */
-async function expandPath(plan: PlanInputOption, flag: string, base = '.'): Promise<string[]> {
+async function expandPath(plan: PlanInputOption, flag: string, base = '.'): Promise<Found[]> {
+  const path = isAbsolute(plan.path) || plan.path === '-' ? plan.path : join(base, plan.path);
+  const paths = await expandPaths(plan, flag, path, base);
+  const searched =
+    paths.length > 0 &&
+    (await stat(path).then(
+      (s) => s.isDirectory(),
+      () => false,
+    ));
+  return paths.map((p) => (searched ? { path: p, searched: path } : { path: p }));
+}
+
+async function expandPaths(
+  plan: PlanInputOption,
+  flag: string,
+  path: string,
+  base: string,
+): Promise<string[]> {
   if (plan.path === '-') {
     if (plan.kind === 'plan-file') {
       throw new UsageError('plan_input_required', '--plan-file cannot read stdin', {
@@ -105,7 +129,6 @@ async function expandPath(plan: PlanInputOption, flag: string, base = '.'): Prom
     }
     return ['-'];
   }
-  const path = isAbsolute(plan.path) ? plan.path : join(base, plan.path);
   const found = await stat(path).catch(() => undefined);
   if (found?.isFile() || (found && !found.isDirectory())) return [path];
   const named = plan.kind === 'plan-json' ? PLAN_JSON_NAME : PLAN_FILE_NAME;
@@ -153,25 +176,33 @@ async function filesOnly(paths: string[]): Promise<string[]> {
 }
 
 /**
- * A root's name: the directory holding its plan, relative to the working directory ("." for it); where two
- * plans share a directory, their paths; the map's `root` when given. Names are unique.
+ * A root's name: the directory holding its plan, relative to the directory searched (a Terragrunt
+ * --json-out-dir names each unit so) or else to the working directory ("." for it); where two plans share a
+ * directory, their paths; the map's `root` when given. Names are unique.
  */
-function rootNames(entries: ReadonlyArray<{ plan: PlanInputOption; root?: string }>): string[] {
+function rootNames(
+  entries: ReadonlyArray<{ plan: PlanInputOption; root?: string; searched?: string }>,
+): string[] {
   const posix = (p: string) => (p === '' ? '.' : p.split(sep).join('/'));
-  const rel = (p: string) => posix(relative(process.cwd(), resolve(p)));
+  const rel = (p: string, from?: string) => {
+    const inside = from === undefined ? '' : relative(resolve(from), resolve(p));
+    return inside === '' ? posix(relative(process.cwd(), resolve(p))) : posix(inside);
+  };
   const byDirectory = entries.map(
     (e) =>
       e.root ??
       (e.plan.path === '-'
         ? 'stdin'
-        : rel(e.plan.kind === 'plan-file' ? (e.plan.chdir ?? dirname(e.plan.path)) : dirname(e.plan.path))),
+        : e.searched !== undefined
+          ? rel(dirname(e.plan.path), e.searched)
+          : rel(e.plan.kind === 'plan-file' ? (e.plan.chdir ?? dirname(e.plan.path)) : dirname(e.plan.path))),
   );
   const taken = new Map<string, number>();
   for (const name of byDirectory) taken.set(name, (taken.get(name) ?? 0) + 1);
   const names = entries.map((e, i) => {
     const name = byDirectory[i] as string;
     if (e.root !== undefined || (taken.get(name) ?? 0) === 1 || e.plan.path === '-') return name;
-    return rel(e.plan.path);
+    return rel(e.plan.path, e.searched);
   });
   const used = new Set<string>();
   return names.map((name) => {
@@ -194,7 +225,7 @@ async function planCost(plan: PlanInputOption): Promise<number> {
 /** Plan maps are small: a larger file is refused rather than read. */
 const MAX_MAP_BYTES = 4 * 1024 * 1024;
 
-type MapEntry = Omit<PlanRoot, 'root' | 'cost'> & { root?: string; from: string };
+type MapEntry = Omit<PlanRoot, 'root' | 'cost'> & { root?: string; searched?: string; from: string };
 
 async function readPlanMap(file: string, input: PlanSetInput): Promise<MapEntry[]> {
   const bytes = await readFileWithin(file, MAX_MAP_BYTES).catch((error: unknown) => {
@@ -248,8 +279,9 @@ async function readPlanMap(file: string, input: PlanSetInput): Promise<MapEntry[
     const route = entryRoute(entry, at, base, input);
     const inBase = (p: string | undefined) =>
       p === undefined ? undefined : isAbsolute(p) ? p : join(base, p);
-    for (const path of paths) {
+    for (const { path, searched } of paths) {
       entries.push({
+        ...(searched !== undefined && entry.root === undefined ? { searched } : {}),
         plan:
           planInput.kind === 'plan-file'
             ? { kind: 'plan-file', path, chdir: inBase(entry.chdir) ?? dirname(path) }

@@ -1,4 +1,5 @@
-// Which terraform-compatible binary runs, and what it is: Terraform or OpenTofu, and its version.
+// Which terraform-compatible binary runs, and what it is: Terraform or OpenTofu, and its version; or Terragrunt,
+// which runs one of them on a unit (its product and version are then the wrapped binary's).
 import { basename } from 'node:path';
 import { TerraformError, UsageError } from '../errors/index.js';
 import { describeProcessFailure, spawnProcess } from './process.js';
@@ -10,6 +11,11 @@ export interface TerraformBinary {
   readonly command: string;
   readonly product: TerraformProduct;
   readonly version: string;
+  /**
+   * Set when the command is Terragrunt: it passes plan/show/apply through to terraform or tofu (product and
+   * version above), takes `--working-dir` where terraform takes `-chdir`, and initialises the unit itself.
+   */
+  readonly wrapper?: { name: 'terragrunt'; version: string };
 }
 
 /** `--terraform-bin` wins over TFGATE_TERRAFORM_BIN; the default is `terraform` on PATH. */
@@ -42,6 +48,9 @@ export async function detectTerraform(
     timeoutMs: 30_000,
   });
   const result = await settled;
+  const terragrunt = TERRAGRUNT_LINE.exec(result.stdout ?? '');
+  if (result.exitCode === 0 && terragrunt)
+    return detectUnderTerragrunt(command, terragrunt[1] as string, env);
   if (result.exitCode === undefined) {
     const notFound = result.spawnError?.code === 'ENOENT';
     throw new TerraformError(
@@ -59,6 +68,38 @@ export async function detectTerraform(
 }
 
 const VERSION_LINE = /^(Terraform|OpenTofu) v(\d+\.\d+\.\d+\S*)/m;
+/** `terragrunt version` prints its own version; `terragrunt run -- version` the wrapped binary's. */
+const TERRAGRUNT_LINE = /^terragrunt version v(\d+\.\d+\.\d+\S*)/m;
+
+/** Terragrunt: which terraform or tofu it runs (TG_TF_PATH, else its default), by `run -- version`. */
+async function detectUnderTerragrunt(
+  command: string,
+  version: string,
+  env: NodeJS.ProcessEnv,
+): Promise<TerraformBinary> {
+  const args = ['run', '--', 'version'];
+  const { result: settled } = spawnProcess(command, args, {
+    env: { ...env, CHECKPOINT_DISABLE: '1' },
+    stdout: 'pipe',
+    stderr: 'pipe',
+    buffer: { stdout: true },
+    timeoutMs: 60_000,
+  });
+  const result = await settled;
+  if (result.exitCode !== 0) {
+    throw new TerraformError(
+      'terraform_not_found',
+      `Terragrunt ${version} cannot run terraform or tofu: ${describeProcessFailure(command, args, result)}`,
+      { hint: 'install terraform or OpenTofu, or point TG_TF_PATH at the binary Terragrunt should run' },
+    );
+  }
+  return { ...parseVersionOutput(command, result.stdout ?? ''), wrapper: { name: 'terragrunt', version } };
+}
+
+/** True when the command's name says Terragrunt: the wrapper's provisional identity, before detection. */
+export function namedTerragrunt(command: string): boolean {
+  return basename(command).toLowerCase().startsWith('terragrunt');
+}
 
 export function parseVersionOutput(command: string, stdout: string): TerraformBinary {
   const match = VERSION_LINE.exec(stdout);
@@ -86,5 +127,6 @@ export function guessProduct(command: string): TerraformProduct | undefined {
 
 /** "Terraform 1.11.4" / "OpenTofu 1.9.0", for progress lines and messages. */
 export function describeBinary(binary: TerraformBinary): string {
-  return `${binary.product === 'opentofu' ? 'OpenTofu' : 'Terraform'} ${binary.version}`;
+  const product = `${binary.product === 'opentofu' ? 'OpenTofu' : 'Terraform'} ${binary.version}`;
+  return binary.wrapper ? `Terragrunt ${binary.wrapper.version} (${product})` : product;
 }

@@ -10,7 +10,7 @@ const STDERR_TAIL_BYTES = 64 * 1024;
 
 export interface RunContext {
   binary: TerraformBinary;
-  /** Passed as `-chdir=<dir>` before the subcommand. */
+  /** Passed as `-chdir=<dir>` (Terragrunt: `--working-dir=<dir>`) before the subcommand. */
   chdir: string | undefined;
   env: NodeJS.ProcessEnv;
   /** Where terraform's stdout goes: ours, or our stderr when ours carries a machine-readable report. */
@@ -23,8 +23,10 @@ export interface RunOutcome {
   stderr: string;
 }
 
-export function globalArgs(context: Pick<RunContext, 'chdir'>): string[] {
-  return context.chdir === undefined ? [] : [`-chdir=${context.chdir}`];
+export function globalArgs(context: Pick<RunContext, 'binary' | 'chdir'>): string[] {
+  if (context.chdir === undefined) return [];
+  // Terragrunt has no -chdir: its --working-dir is the unit to run in.
+  return [context.binary.wrapper ? `--working-dir=${context.chdir}` : `-chdir=${context.chdir}`];
 }
 
 export function terraformEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {

@@ -6,6 +6,7 @@ import {
   describeBinary,
   detectTerraform,
   guessProduct,
+  namedTerragrunt,
   resolveTerraformCommand,
   type TerraformBinary,
 } from './binary.js';
@@ -59,6 +60,7 @@ export class Terraform {
       command,
       product: guessProduct(command) ?? 'terraform',
       version: 'unknown',
+      ...(namedTerragrunt(command) ? { wrapper: { name: 'terragrunt' as const, version: 'unknown' } } : {}),
     };
     const terraform = new Terraform(
       {

@@ -61,8 +61,11 @@ describe('many plans, one verdict', () => {
       min_severity: 'low',
       counts: { roots: 2, pass: 1, block: 1, no_decision: 0 },
     });
-    // A directory is searched, its plans sorted: app before network.
-    expect(body.results.map((r: { root: string }) => r.root)).toEqual(['stacks/app', 'stacks/network']);
+    // A directory is searched, its plans sorted, each root named inside it: app before network.
+    expect(body.results.map((r: { root: string; plan: string }) => [r.root, r.plan])).toEqual([
+      ['app', 'stacks/app/plan.json'],
+      ['network', 'stacks/network/plan.json'],
+    ]);
     const [app, network] = body.results;
     expect(Object.keys(network)).toEqual([
       'root',
@@ -189,16 +192,16 @@ describe('one report for all, grouped by root', () => {
   it('Markdown: one comment, a section per root, the clean root folded', async () => {
     const result = await check('--plan-json', 'stacks', '--format', 'markdown');
     expect(result.stdout).toMatch(/^### ❌ tfgate plan evaluation: FAIL/);
-    expect(result.stdout).toContain('#### ❌ `stacks/network` (package `corpus-cloud`): FAIL');
-    expect(result.stdout).toContain('<details><summary>✅ `stacks/app` (package `corpus-cloud`): PASS');
+    expect(result.stdout).toContain('#### ❌ `network` (package `corpus-cloud`): FAIL');
+    expect(result.stdout).toContain('<details><summary>✅ `app` (package `corpus-cloud`): PASS');
     // The blocking root comes first.
-    expect(result.stdout.indexOf('stacks/network')).toBeLessThan(result.stdout.indexOf('stacks/app'));
+    expect(result.stdout.indexOf('`network`')).toBeLessThan(result.stdout.indexOf('`app`'));
   });
 
   it('JUnit: a suite per root', async () => {
     const result = await check('--plan-json', 'stacks', '--format', 'junit');
     const suites = [...result.stdout.matchAll(/<testsuite name="([^"]+)"/g)].map((m) => m[1]);
-    expect(suites).toEqual(['tfgate plan evaluation stacks/app', 'tfgate plan evaluation stacks/network']);
+    expect(suites).toEqual(['tfgate plan evaluation app', 'tfgate plan evaluation network']);
     const failures = cloud.expected.findings.length;
     expect(result.stdout).toMatch(
       new RegExp(`<testsuites name="tfgate" tests="\\d+" failures="${failures}"`),
@@ -214,10 +217,10 @@ describe('one report for all, grouped by root', () => {
     expect(run.tool.driver.semanticVersion).toBe(run.tool.driver.version);
     expect(run.results).toHaveLength(cloud.expected.findings.length);
     for (const r of run.results) {
-      expect(r.properties.root).toBe('stacks/network');
+      expect(r.properties.root).toBe('network');
       expect(r.locations[0].physicalLocation.artifactLocation.uri).toBe('stacks/network/plan.json');
     }
-    expect(run.invocations[0].properties.roots).toEqual({ 'stacks/app': 'pass', 'stacks/network': 'block' });
+    expect(run.invocations[0].properties.roots).toEqual({ app: 'pass', network: 'block' });
     expect(githubUploadProblems(log)).toEqual([]);
     expect(await multitoolErrors({ roots: result.stdout })).toEqual([]);
   }, 60_000);
