@@ -14,7 +14,7 @@ import { TERRAFORM_BIN, terraformEnv } from '../helpers/terraform.js';
 import { capture, bundleRoute as route, useWrapperSuite } from './wrapper-fixtures.js';
 
 const TERRAGRUNT_BIN = 'terragrunt';
-const STACK = resolve(import.meta.dirname, '..', 'fixtures', 'terragrunt', 'live');
+const STACK = resolve(import.meta.dirname, '..', '..', 'examples', 'terragrunt', 'live');
 const suite = useWrapperSuite();
 
 let dir: string;
