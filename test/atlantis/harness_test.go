@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -181,28 +182,52 @@ type pullRequest struct {
 	head models.Repo
 	// cloneDir is Atlantis's checkout of the pull request (after the first plan).
 	cloneDir string
+	// project is the atlantis.yaml project the commands run for, when the repository has several.
+	project string
 }
 
 var pullNumbers = 0
 
 func (s *server) openPullRequest(editRepoCfg func(string) string) *pullRequest {
-	t := s.t
-	t.Helper()
-	repoDir := t.TempDir()
-	mainTF, err := os.ReadFile(filepath.Join(examplesDir, "terraform", "main.tf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	repoCfg, err := os.ReadFile(filepath.Join(examplesDir, "atlantis", "atlantis.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := string(repoCfg)
+	cfg := readExample(s.t, "atlantis", "atlantis.yaml")
 	if editRepoCfg != nil {
 		cfg = editRepoCfg(cfg)
 	}
-	writeFile(t, filepath.Join(repoDir, "main.tf"), string(mainTF))
-	writeFile(t, filepath.Join(repoDir, "atlantis.yaml"), cfg)
+	return s.openPullRequestWith(map[string]string{
+		"main.tf":       readExample(s.t, "terraform", "main.tf"),
+		"atlantis.yaml": cfg,
+	})
+}
+
+// openMonorepoPullRequest opens a pull request against examples/monorepo: a root per project, each its own package.
+func (s *server) openMonorepoPullRequest() *pullRequest {
+	files := map[string]string{"atlantis.yaml": readExample(s.t, "monorepo", "atlantis.yaml")}
+	for _, root := range []string{"network", "app"} {
+		files[filepath.Join("stacks", root, "main.tf")] = readExample(s.t, "monorepo", "stacks", root, "main.tf")
+	}
+	return s.openPullRequestWith(files)
+}
+
+func readExample(t *testing.T, path ...string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(append([]string{examplesDir}, path...)...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// openPullRequestWith opens a pull request whose head holds files (path relative to the repository: content).
+func (s *server) openPullRequestWith(files map[string]string) *pullRequest {
+	t := s.t
+	t.Helper()
+	repoDir := t.TempDir()
+	for path, content := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(repoDir, path)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(repoDir, path), content)
+	}
 	git(t, repoDir, "init", "-q", "-b", "main")
 	git(t, repoDir, "add", ".")
 	git(t, repoDir, "commit", "-q", "-m", "the payments system")
@@ -260,10 +285,17 @@ func (pr *pullRequest) projectContexts(cmdCtx *command.Context, cmd command.Name
 	if err != nil {
 		t.Fatalf("Atlantis refuses atlantis.yaml: %v", err)
 	}
-	if len(repoCfg.Projects) != 1 {
+	project := repoCfg.Projects[0]
+	if pr.project != "" {
+		found := slices.IndexFunc(repoCfg.Projects, func(p valid.Project) bool { return p.GetName() == pr.project })
+		if found < 0 {
+			t.Fatalf("atlantis.yaml has no project %q", pr.project)
+		}
+		project = repoCfg.Projects[found]
+	} else if len(repoCfg.Projects) != 1 {
 		t.Fatalf("atlantis.yaml: want one project, got %d", len(repoCfg.Projects))
 	}
-	merged := pr.s.globalCfg.MergeProjectCfg(pr.s.log, repoID, repoCfg.Projects[0], repoCfg)
+	merged := pr.s.globalCfg.MergeProjectCfg(pr.s.log, repoID, project, repoCfg)
 	return pr.s.ctxBuilder.BuildProjectContext(cmdCtx, cmd, "", merged, nil, cloneDir,
 		repoCfg.Automerge != nil && *repoCfg.Automerge, false, false, false, false, pr.s.tf)
 }
@@ -394,11 +426,13 @@ func (pr *pullRequest) appliedAddresses() []string {
 // approveDesign uploads and approves a design of the example package with the platform team's key.
 func approveDesign(t *testing.T, designFile string) {
 	t.Helper()
-	design, err := os.ReadFile(filepath.Join(examplesDir, "terraform", designFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := strings.TrimRight(os.Getenv("TFGATE_BASE_URL"), "/") + "/v1/analysis/conformance/packages/" + packageID
+	approvePackageDesign(t, packageID, []byte(readExample(t, "terraform", designFile)))
+}
+
+// approvePackageDesign uploads and approves a design of package id with the platform team's key.
+func approvePackageDesign(t *testing.T, id string, design []byte) {
+	t.Helper()
+	base := strings.TrimRight(os.Getenv("TFGATE_BASE_URL"), "/") + "/v1/analysis/conformance/packages/" + id
 	for _, call := range []struct{ method, url, contentType string }{
 		{http.MethodPut, base, "application/yaml"},
 		{http.MethodPost, base + "/approve", "application/json"},

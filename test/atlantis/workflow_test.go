@@ -279,3 +279,25 @@ func TestTamperedBundleIsAnErrorThatStopsTheApply(t *testing.T) {
 	_, check := pr.autoplan()
 	expectNoDecision(t, pr, check, "data.json")
 }
+
+// A monorepo (examples/monorepo/atlantis.yaml): each project is its own package, planned and policy-checked on its
+// own. network's design sanctions its creations; app's sanctions none, so only app's policy check fails.
+func TestMonorepoEachProjectIsCheckedAgainstItsOwnPackage(t *testing.T) {
+	for _, root := range []string{"network", "app"} {
+		approvePackageDesign(t, "monorepo-"+root, []byte(readExample(t, "monorepo", "designs", root+".yaml")))
+	}
+	s := newServer(t)
+	network := s.openMonorepoPullRequest()
+	network.project = "monorepo-network"
+	_, check := network.autoplan()
+	mustSucceed(t, "monorepo-network policy check", check)
+	mustContain(t, "monorepo-network's policy check output", s.jobOutput(check.jobID, "PASS"), "PASS: 0 blocking findings", "package monorepo-network")
+
+	app := *network
+	app.project = "monorepo-app"
+	_, check = app.autoplan()
+	if check.result.Failure == "" && check.result.Error == nil {
+		t.Fatalf("monorepo-app: the policy check passed; its package sanctions nothing")
+	}
+	mustContain(t, "monorepo-app's pull request comment", check.comment, "FAIL: 2 failures", "package monorepo-app", "atlantis approve_policies -p monorepo-app")
+}

@@ -22,6 +22,7 @@ const HARNESS_TESTS = [
   'TestServiceDownIsAnErrorThatStopsTheApply',
   'TestOfflineBundleDecidesWithTheServiceDown',
   'TestTamperedBundleIsAnErrorThatStopsTheApply',
+  'TestMonorepoEachProjectIsCheckedAgainstItsOwnPackage',
 ];
 
 let svc: TestService;
