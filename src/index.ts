@@ -41,11 +41,11 @@ export {
 } from './policy/bundle/index.js';
 export * from './policy/index.js';
 export {
+  type AnyReportSubject,
   colorEnabled,
   emitReports,
   REPORT_FORMATS,
   type ReportFormat,
-  type AnyReportSubject,
   type ReportSubject,
   type ReportTarget,
   type RootReport,
