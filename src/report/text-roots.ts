@@ -1,22 +1,15 @@
 // Plain text for many plans: the combined decision line first, then one section per root (its own text
 // report, indented), so a CI log reads top-down like the single-plan report.
-import { type Painter, painter } from './color.js';
-import { type RootsView, rootsDecisionLine, rootsViewOf } from './roots.js';
+import { painter } from './color.js';
+import { rootsDecisionLine, rootsViewOf } from './roots.js';
 import type { ReportRenderOptions, RootsReport } from './subject.js';
 import { terminalSafe, terminalSafeView } from './terminal-safe.js';
-import { textLines } from './text.js';
-
-function headline(v: RootsView, p: Painter): string {
-  const text = rootsDecisionLine(v);
-  if (v.verdict === 'fail') return p.bold(p.red(text));
-  if (v.verdict === 'advisory') return p.bold(p.yellow(text));
-  return p.green(text);
-}
+import { paintVerdict, textLines } from './text.js';
 
 export function renderTextRoots(report: RootsReport, options: ReportRenderOptions): string {
   const p = painter(options.color);
   const v = rootsViewOf(report);
-  const out: string[] = [headline(v, p)];
+  const out: string[] = [paintVerdict(v.verdict, rootsDecisionLine(v), p)];
   for (const root of v.roots) {
     const packageId = root.view?.packageId ?? root.packageId;
     const title = `${terminalSafe(root.root)} (plan ${terminalSafe(root.plan)}${packageId ? `, package ${terminalSafe(packageId)}` : ''})`;

@@ -44,9 +44,13 @@ function table(rows: FindingRow[], p: Painter): string[] {
 }
 
 function headline(view: ReportView, p: Painter): string {
-  const text = decisionLine(view);
-  if (view.verdict === 'fail') return p.bold(p.red(text));
-  if (view.verdict === 'advisory') return p.bold(p.yellow(text));
+  return paintVerdict(view.verdict, decisionLine(view), p);
+}
+
+/** A decision line in its verdict's colour: red for fail, yellow for advisory, green for pass. */
+export function paintVerdict(verdict: ReportView['verdict'], text: string, p: Painter): string {
+  if (verdict === 'fail') return p.bold(p.red(text));
+  if (verdict === 'advisory') return p.bold(p.yellow(text));
   return p.green(text);
 }
 

@@ -32,6 +32,17 @@ export function resolveTerraformCommand(
   return chosen;
 }
 
+/** Run a version command with its stdout kept. */
+function versionOutput(command: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number) {
+  return spawnProcess(command, args, {
+    env: { ...env, CHECKPOINT_DISABLE: '1' },
+    stdout: 'pipe',
+    stderr: 'pipe',
+    buffer: { stdout: true },
+    timeoutMs,
+  }).result;
+}
+
 /**
  * Run `<bin> version` and read the product from its first line ("Terraform v1.11.4" or "OpenTofu v1.9.0"):
  * `version -json` names the field `terraform_version` for both, so it cannot tell them apart.
@@ -40,14 +51,7 @@ export async function detectTerraform(
   command: string,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<TerraformBinary> {
-  const { result: settled } = spawnProcess(command, ['version'], {
-    env: { ...env, CHECKPOINT_DISABLE: '1' },
-    stdout: 'pipe',
-    stderr: 'pipe',
-    buffer: { stdout: true },
-    timeoutMs: 30_000,
-  });
-  const result = await settled;
+  const result = await versionOutput(command, ['version'], env, 30_000);
   const terragrunt = TERRAGRUNT_LINE.exec(result.stdout ?? '');
   if (result.exitCode === 0 && terragrunt)
     return detectUnderTerragrunt(command, terragrunt[1] as string, env);
@@ -78,14 +82,8 @@ async function detectUnderTerragrunt(
   env: NodeJS.ProcessEnv,
 ): Promise<TerraformBinary> {
   const args = ['run', '--', 'version'];
-  const { result: settled } = spawnProcess(command, args, {
-    env: { ...env, CHECKPOINT_DISABLE: '1' },
-    stdout: 'pipe',
-    stderr: 'pipe',
-    buffer: { stdout: true },
-    timeoutMs: 60_000,
-  });
-  const result = await settled;
+  // Longer: Terragrunt reads its configuration before it runs the wrapped binary.
+  const result = await versionOutput(command, args, env, 60_000);
   if (result.exitCode !== 0) {
     throw new TerraformError(
       'terraform_not_found',
