@@ -3,7 +3,11 @@
 import { rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { normaliseCheckOptions as resolveCheckOptions } from '../../src/cli/normalise/check.js';
+import {
+  normaliseCheckInput,
+  normaliseCheckOptions as resolveCheckOptions,
+} from '../../src/cli/normalise/check.js';
+import { runCheck as runParsedCheck } from '../../src/commands/check.js';
 import { ExitCode, type TfgateError } from '../../src/errors/index.js';
 import { buildCli, runCli } from '../helpers/cli.js';
 import { runCheck, runPlan } from '../helpers/commands.js';
@@ -218,5 +222,29 @@ describe('tfgate plan --out', () => {
     );
     expect(result.planFile).toBe(out);
     expect(statSync(out).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe('tfgate check --plan-file, several', () => {
+  it('each saved plan is shown in its own directory and judged; one verdict over both', async () => {
+    const first = TerraformWorkspace.create(EXAMPLE_DIR);
+    const second = TerraformWorkspace.create(EXAMPLE_DIR);
+    workspaces.push(first, second);
+    const plans = [await first.plan(), await second.plan([], 'x.tfplan')];
+    const out = checkContext(first.env);
+    const options = normaliseCheckInput(
+      { planFile: plans, bundle: strict.bundle, publicKey: strict.publicKey, format: ['json'] },
+      {},
+    );
+    const outcome = await runParsedCheck(options, out.context);
+    expect(outcome.exitCode, out.stderr()).toBe(ExitCode.blocked);
+    const body = JSON.parse(out.stdout());
+    expect(body.counts).toEqual({ roots: 2, pass: 0, block: 2, no_decision: 0 });
+    expect(
+      body.results.map((r: { plan: string; counts: { creations: number } }) => [r.plan, r.counts.creations]),
+    ).toEqual([
+      [plans[0], 2],
+      [plans[1], 2],
+    ]);
   });
 });
