@@ -2,7 +2,7 @@
 // package (route) and where its configuration is. Plans come from repeated --plan-json/--plan-file (a file, a
 // directory or a glob) and from a plan map (--plan-map, YAML or JSON); a pattern that matches nothing is a
 // usage error, never a pass that judged nothing.
-import { glob, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { UsageError } from '../errors/index.js';
@@ -134,20 +134,9 @@ async function expandPaths(
   const named = plan.kind === 'plan-json' ? PLAN_JSON_NAME : PLAN_FILE_NAME;
   let matches: string[];
   if (found?.isDirectory()) {
-    matches = [];
-    // .terraform, .terragrunt-cache, .git: never searched (the exclude prunes them; the filter is the rule).
-    const hidden = (p: string) => p.split(sep).some((segment) => segment.startsWith('.'));
-    for await (const match of glob('**/*', {
-      cwd: path,
-      exclude: (name) => basename(String(name)).startsWith('.'),
-    })) {
-      if (!hidden(match) && named.test(basename(match))) matches.push(join(path, match));
-    }
-    matches = await filesOnly(matches);
+    matches = await filesOnly((await walk(path)).filter((file) => named.test(basename(file))));
   } else if (GLOB_CHARS.test(plan.path)) {
-    matches = [];
-    for await (const match of glob(path)) matches.push(match);
-    matches = await filesOnly(matches);
+    matches = await filesOnly(await globMatches(path, flag));
   } else {
     throw new UsageError('file_not_found', `${flag} ${plan.path} does not exist`, {
       hint: `check the path given to ${flag} (relative paths start at ${resolve(base)})`,
@@ -161,6 +150,35 @@ async function expandPaths(
     });
   }
   return matches.sort();
+}
+
+/** Every file under `dir`, dot-directories (.terraform, .terragrunt-cache, .git) and dot-files never entered. */
+async function walk(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  const nested = await Promise.all(
+    entries
+      .filter((entry) => !entry.name.startsWith('.'))
+      .map((entry) =>
+        entry.isDirectory() ? walk(join(dir, entry.name)) : Promise.resolve([join(dir, entry.name)]),
+      ),
+  );
+  return nested.flat();
+}
+
+/**
+ * A glob's matches, by Node's fs.glob (Node 22 and later). Looked up when used, never imported by name: the
+ * module must still load on a Node without it, where only the glob is refused.
+ */
+async function globMatches(pattern: string, flag: string): Promise<string[]> {
+  const fs: { glob?: (pattern: string) => AsyncIterable<string> } = await import('node:fs/promises');
+  if (typeof fs.glob !== 'function') {
+    throw new UsageError('plan_input_required', `${flag} ${pattern}: globs need Node.js 22 or later`, {
+      hint: 'give the directory that holds the plans instead, or each plan file',
+    });
+  }
+  const matches: string[] = [];
+  for await (const match of fs.glob(pattern)) matches.push(match);
+  return matches;
 }
 
 async function filesOnly(paths: string[]): Promise<string[]> {
