@@ -4,7 +4,6 @@
 // usage error, never a pass that judged nothing.
 import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { UsageError } from '../errors/index.js';
 import { readFileWithin } from '../fs/read-within.js';
 import type { PlanInputOption } from './plan-input.js';
@@ -257,6 +256,12 @@ async function readPlanMap(file: string, input: PlanSetInput): Promise<MapEntry[
       hint: MAP_HINT,
     });
   }
+  // Loaded on demand: only a plan map needs YAML. The bundled CLI (esbuild) turns a dynamic import of this
+  // CommonJS package into a module with only a default export, so the function is taken from either shape.
+  const yaml: { parse?: typeof import('yaml').parse; default?: { parse: typeof import('yaml').parse } } =
+    await import('yaml');
+  const parseYaml = yaml.parse ?? yaml.default?.parse;
+  if (parseYaml === undefined) throw new Error('the yaml library did not load');
   let document: unknown;
   try {
     // The yaml library, not JSON.parse (nodejs/node#63785): JSON is YAML, so either form is read the same way.
