@@ -256,16 +256,12 @@ async function readPlanMap(file: string, input: PlanSetInput): Promise<MapEntry[
       hint: MAP_HINT,
     });
   }
-  // Loaded on demand: only a plan map needs YAML. The bundled CLI (esbuild) turns a dynamic import of this
-  // CommonJS package into a module with only a default export, so the function is taken from either shape.
-  const yaml: { parse?: typeof import('yaml').parse; default?: { parse: typeof import('yaml').parse } } =
-    await import('yaml');
-  const parseYaml = yaml.parse ?? yaml.default?.parse;
-  if (parseYaml === undefined) throw new Error('the yaml library did not load');
+  // Loaded on demand: only a plan map needs YAML.
+  const { parseYamlText } = await import('../design/yaml-text.js');
   let document: unknown;
   try {
     // The yaml library, not JSON.parse (nodejs/node#63785): JSON is YAML, so either form is read the same way.
-    document = parseYaml(bytes.toString('utf8'), { maxAliasCount: 100 });
+    document = parseYamlText(bytes.toString('utf8'));
   } catch (error) {
     throw new UsageError(
       'invalid_plan_map',

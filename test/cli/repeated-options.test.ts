@@ -69,6 +69,8 @@ it('covers every command', () => {
       'keys create',
       'keys list',
       'keys revoke',
+      'run-task configure',
+      'run-task show',
       'accounts create',
       'design push',
       'design approve',

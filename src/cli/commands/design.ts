@@ -74,13 +74,13 @@ export function registerDesign(program: Command): void {
     const { options, format } = normaliseManagement(designPackageOptionsSchema, flags, process.env);
     const view = await designShow(options, { env: process.env });
     if (format === 'json') return printJson(view);
-    const { stringify } = await import('yaml');
+    const { toYamlText } = await import('../../design/yaml-text.js');
     const approval = view.approved
       ? `approved${view.approved_at ? ` at ${printable(view.approved_at)}` : ''}`
       : `awaiting approval (approved revision: ${printable(view.approved_revision ?? 'none')})`;
     process.stdout.write(
       `package ${printable(view.package_id)}${view.name ? ` (${printable(view.name)})` : ''}\nrevision ${printable(view.revision)}, ${approval}\n` +
-        `last drift check: ${printable(view.last_drift_check_at ?? 'never')}\n\n${printable(stringify(view.design), 100_000)}`,
+        `last drift check: ${printable(view.last_drift_check_at ?? 'never')}\n\n${printable(toYamlText(view.design), 100_000)}`,
     );
   });
 
