@@ -284,7 +284,7 @@ export const ROUTES: readonly Route[] = [
     path: `${PKG}/findings/{finding_id}/acknowledge`,
     operationId: 'acknowledgeFinding',
     summary:
-      'Acknowledge a drift finding, with a reason; recorded for audit. Acknowledged findings never block.',
+      'Acknowledge a drift finding, with a reason and an optional expiry; recorded for audit. Acknowledged findings never block until the acknowledgement expires.',
     tag: 'management',
     access: writePackage,
     body: { kind: 'json', schema: s.acknowledgeRequestSchema },
@@ -294,7 +294,7 @@ export const ROUTES: readonly Route[] = [
       { status: 409, codes: ['finding_resolved'] },
     ],
     handler: async ({ ctx, principal, pkg, params, body }) =>
-      json(200, await packages.acknowledgeFinding(ctx, principal, pkg, params.finding_id, body.reason)),
+      json(200, await packages.acknowledgeFinding(ctx, principal, pkg, params.finding_id, body)),
   }),
   defineRoute({
     method: 'GET',

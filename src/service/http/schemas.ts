@@ -8,6 +8,7 @@ import {
   driftFindingSchema,
   timestampSchema as timestamp,
 } from '../../schemas/contract.js';
+import { expiresAtSchema } from '../../schemas/expiry.js';
 import { auditRecordSchema } from '../../schemas/management.js';
 
 export { apiKeyListSchema } from '../../schemas/management.js';
@@ -43,8 +44,20 @@ export const approveRequestSchema = z
   .object({ revision: z.string().optional().describe('approve only if this is still the current revision') })
   .strict();
 
+const reasonSchema = z
+  .string('reason is required: say why this finding may be accepted')
+  .trim()
+  .min(1, 'reason is required: say why this finding may be accepted');
+
 export const acknowledgeRequestSchema = z
-  .object({ reason: z.string().trim().min(1, 'reason is required: say why this finding may be accepted') })
+  .object({
+    reason: reasonSchema,
+    expires_at: expiresAtSchema
+      .optional()
+      .describe(
+        'RFC 3339; from then on the acknowledgement no longer holds and the finding blocks again. Must be in the future.',
+      ),
+  })
   .strict()
   .meta({ id: 'AcknowledgeRequest' });
 
