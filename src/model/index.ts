@@ -138,6 +138,14 @@ export interface ExpiredAcknowledgement extends Acknowledgement {
   expires_at: string;
 }
 
+/** A plan acknowledgement: one rule on one address of one package, with a reason and an optional expiry. */
+export interface PlanAcknowledgement extends Acknowledgement {
+  /** The stable id of the finding it waives: findingId(package, rule, address). */
+  finding_id: string;
+  rule: PlanRule;
+  address: string;
+}
+
 /** True when an acknowledgement with this expiry no longer holds at `nowMs`: expiry is inclusive. */
 export function acknowledgementExpired(expiresAt: string | undefined, nowMs: number): boolean {
   return expiresAt !== undefined && Date.parse(expiresAt) <= nowMs;

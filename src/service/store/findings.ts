@@ -123,6 +123,7 @@ export class FindingRepository {
               acknowledged_at: iso(row.ack_at),
               expires_at: iso(row.ack_expires_at),
               observed_at: now,
+              kind: 'drift',
             },
           })),
         );
