@@ -1,7 +1,7 @@
 // The per-package signed bundle: built once per approved revision and platform key, cached in the store.
 import { assembleBundle, loadPolicySources, type PolicySources } from '../../policy/bundle/index.js';
-import type { PackageRecord } from '../store/index.js';
 import type { PolicyData } from '../../policy/index.js';
+import type { PackageRecord } from '../store/index.js';
 import { canonicalJson, sha256Hex } from './canonical.js';
 import type { ServiceContext } from './context.js';
 import { decisionPolicyData } from './plan-acknowledgements.js';
