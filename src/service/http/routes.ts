@@ -59,7 +59,6 @@ function etagMatches(header: string | undefined, revision: string): boolean {
 }
 
 export const ROUTES: readonly Route[] = [
-  ...PLAN_ACKNOWLEDGEMENT_ROUTES,
   defineRoute({
     method: 'POST',
     path: `${PKG}/gate`,
@@ -385,4 +384,5 @@ export const ROUTES: readonly Route[] = [
     },
   }),
   ...RUN_TASK_ROUTES,
+  ...PLAN_ACKNOWLEDGEMENT_ROUTES,
 ];
