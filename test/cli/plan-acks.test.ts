@@ -11,7 +11,7 @@ import {
   startService,
   type TestService,
 } from '../helpers/service.js';
-import { design, PLAN_BLOCKED } from '../service/fixtures.js';
+import { design, PLAN_BLOCKED, STATE_WITH_QUEUE } from '../service/fixtures.js';
 import { tfgateAgainst } from './management-helpers.js';
 
 let svc: TestService;
@@ -160,5 +160,37 @@ describe('tfgate findings ack --plan-finding', () => {
     expect(unknown.stderr).toContain(
       'package ledger has no plan acknowledgement of unsanctioned_creation on aws_sqs_queue.never',
     );
+  }, 60_000);
+
+  it('acknowledges a drift finding with --expires-in, and findings list shows until when', async () => {
+    await createApprovedPackage(svc, design('drifted'), { observedState: STATE_WITH_QUEUE });
+    const gate = await api<{ blocking: Array<{ id: string }> }>(
+      svc,
+      'POST',
+      `${CONFORMANCE}/packages/drifted/gate`,
+    );
+    const id = gate.body.blocking[0]!.id;
+    const before = Date.now();
+    const acked = await tfgate([
+      'findings',
+      'ack',
+      id,
+      '--package',
+      'drifted',
+      '--reason',
+      'queue retired in Q1',
+      '--expires-in',
+      '12h',
+      '--format',
+      'json',
+    ]);
+    expect(acked.exitCode, acked.stderr).toBe(0);
+    const expiresAt = Date.parse(
+      (JSON.parse(acked.stdout) as { acknowledgement: { expires_at: string } }).acknowledgement.expires_at,
+    );
+    expect(expiresAt - before).toBeGreaterThanOrEqual(12 * 3_600_000 - 1000);
+    expect(expiresAt - Date.now()).toBeLessThanOrEqual(12 * 3_600_000);
+    const list = await tfgate(['findings', 'list', '--package', 'drifted']);
+    expect(list.stdout).toMatch(/acknowledged by bootstrap at .*: queue retired in Q1 \(until 20\d\d-/);
   }, 60_000);
 });

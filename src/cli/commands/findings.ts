@@ -31,7 +31,7 @@ export function registerFindings(program: Command): void {
     }
     const lines = list.map((f) => {
       const ack = f.acknowledgement
-        ? `\n    acknowledged by ${printable(f.acknowledgement.by)} at ${printable(f.acknowledgement.at)}: ${printable(f.acknowledgement.reason)}`
+        ? `\n    ${f.status === 'open' ? 'acknowledgement expired; was acknowledged' : 'acknowledged'} by ${printable(f.acknowledgement.by)} at ${printable(f.acknowledgement.at)}: ${printable(f.acknowledgement.reason)}${f.acknowledgement.expires_at ? ` (${f.status === 'open' ? 'expired at' : 'until'} ${printable(f.acknowledgement.expires_at)})` : ''}`
         : '';
       return `${printable(f.id)}  ${f.status}  ${f.severity}  ${printable(f.address)}\n    ${printable(f.message)}${ack}`;
     });
