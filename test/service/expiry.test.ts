@@ -1,35 +1,13 @@
 // Acknowledgements that expire (issue 12), on both stores (PGlite and a real PostgreSQL): a drift
 // acknowledgement with expires_at holds until then; at the first decision after it the finding is open again
 // and blocks, the gate says which acknowledgement expired and when, and the audit log records the expiry once.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { schemas } from '../../src/service/index.js';
-import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
-import {
-  api,
-  CONFORMANCE,
-  createApprovedPackage,
-  startService,
-  type TestService,
-} from '../helpers/service.js';
+import { STORES, useBothStores } from '../helpers/both-stores.js';
+import { api, CONFORMANCE, createApprovedPackage } from '../helpers/service.js';
 import { design, STATE_WITH_QUEUE } from './fixtures.js';
 
-let postgres: TestPostgres | undefined;
-const services: Record<string, TestService> = {};
-
-beforeAll(async () => {
-  postgres = await startPostgres();
-  const [embedded, onPostgres] = await Promise.all([
-    startService(),
-    startService({ env: { TFGATE_DATABASE_URL: postgres.createDatabase('tfgate_expiry') } }),
-  ]);
-  services.embedded = embedded;
-  services.postgres = onPostgres;
-}, 180_000);
-
-afterAll(async () => {
-  await Promise.all(Object.values(services).map((s) => s.stop()));
-  postgres?.stop();
-});
+const services = useBothStores('tfgate_expiry');
 
 type Gate = {
   decision: string;
@@ -44,7 +22,7 @@ const sleepUntil = async (iso: string) => {
   if (wait > 0) await new Promise((done) => setTimeout(done, wait));
 };
 
-describe.each(['embedded', 'postgres'])('drift acknowledgements that expire, %s store', (store) => {
+describe.each(STORES)('drift acknowledgements that expire, %s store', (store) => {
   const svc = () => services[store]!;
   const gate = (id: string) =>
     api<Gate>(svc(), 'POST', `${CONFORMANCE}/packages/${id}/gate?fail_status=true`);

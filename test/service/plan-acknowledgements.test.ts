@@ -9,34 +9,18 @@ import { fileSource } from '../../src/plan/index.js';
 import { BundleEvaluator } from '../../src/policy/bundle/index.js';
 import { findingId } from '../../src/policy/finding-id.js';
 import { schemas } from '../../src/service/index.js';
-import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
-import {
-  api,
-  CONFORMANCE,
-  createApprovedPackage,
-  startService,
-  type TestService,
-} from '../helpers/service.js';
+import { STORES, useBothStores } from '../helpers/both-stores.js';
+import { api, CONFORMANCE, createApprovedPackage } from '../helpers/service.js';
 import { design, PLAN_BLOCKED } from './fixtures.js';
 
-let postgres: TestPostgres | undefined;
-const services: Record<string, TestService> = {};
+const services = useBothStores('tfgate_plan_acks');
 let dir: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'tfgate-plan-acks-'));
-  postgres = await startPostgres();
-  const [embedded, onPostgres] = await Promise.all([
-    startService(),
-    startService({ env: { TFGATE_DATABASE_URL: postgres.createDatabase('tfgate_plan_acks') } }),
-  ]);
-  services.embedded = embedded;
-  services.postgres = onPostgres;
-}, 180_000);
+});
 
 afterAll(async () => {
-  await Promise.all(Object.values(services).map((s) => s.stop()));
-  postgres?.stop();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -49,7 +33,7 @@ type Evaluation = {
 const QUEUE = { rule: 'unsanctioned_creation', address: 'aws_sqs_queue.extra' };
 const LEDGER = { rule: 'capability_dependency_destroyed', address: 'aws_db_instance.ledger' };
 
-describe.each(['embedded', 'postgres'])('plan acknowledgements, %s store', (store) => {
+describe.each(STORES)('plan acknowledgements, %s store', (store) => {
   const svc = () => services[store]!;
   const evaluate = (id: string) =>
     api<Evaluation>(svc(), 'POST', `${CONFORMANCE}/packages/${id}/evaluate/terraform?fail_status=true`, {
