@@ -76,6 +76,8 @@ it('covers every command', () => {
       'design diff',
       'findings list',
       'findings ack',
+      'findings plan-acks',
+      'findings revoke',
       'audit',
       'plan',
       'serve',
