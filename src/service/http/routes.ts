@@ -10,8 +10,8 @@ import { gate, gateBlockedError } from '../core/gate.js';
 import * as packages from '../core/packages.js';
 import { GATE_MIN_PLAN } from '../types.js';
 import { BOOLEAN_VALUES, defineRoute, type QueryParam, type Reply, type Route } from './router.js';
-import { RUN_TASK_ROUTES } from './routes-run-task.js';
 import { PLAN_ACKNOWLEDGEMENT_ROUTES } from './routes-plan-acknowledgements.js';
+import { RUN_TASK_ROUTES } from './routes-run-task.js';
 import * as s from './schemas.js';
 
 export const BASE_PATH = '/v1/analysis/conformance';

@@ -10,8 +10,8 @@ import { FindingRepository } from './findings.js';
 import { migrate } from './migrations.js';
 import { ObservedStateRepository } from './observed-state.js';
 import { PackageRepository } from './packages.js';
-import { RunTaskRepository } from './run-tasks.js';
 import { PlanAcknowledgementRepository } from './plan-acknowledgements.js';
+import { RunTaskRepository } from './run-tasks.js';
 import { SettingsRepository } from './settings.js';
 import type { SqlClient } from './sql.js';
 
