@@ -3,7 +3,15 @@
 # data.tfgate is the compiled design (src/policy/data.ts, compilePolicyData):
 #   package_id, sanctioned_kinds, catalog (type -> kind, built-in plus the design's additions),
 #   capabilities [{name, depends_on, patterns}] (patterns: anchored RE2, one per depends_on entry),
-#   dependency_pattern (every pattern in one alternation, or "" when there are none).
+#   dependency_pattern (every pattern in one alternation, or "" when there are none),
+#   plan_acknowledgements (optional) [{rule, address, expires_at?, acknowledgement}]: plan findings a
+#     platform team waived, one rule on one address each (exact match, never a pattern), at most one per
+#     finding; expires_at in canonical UTC form (2026-12-31T18:00:00.000Z).
+#
+# Time: the policy never reads the clock (no time.now_ns()), so a decision can be replayed. The plan
+# entrypoint takes the evaluation time as input.now, RFC 3339 in UTC ("2026-11-25T02:00:00Z" or with
+# milliseconds); tfgate passes the moment it evaluates. An acknowledgement holds while now < expires_at.
+# input.min_severity (optional, default "low") is the threshold of plan.decision.
 #
 # Entrypoints (wasm and opa eval):
 #   tfgate/conformance/plan   input: `terraform show -json` of a saved plan (whole or reduced)
@@ -30,9 +38,70 @@ plan := {
 	"findings": plan_findings,
 	"counts": counts,
 	"errors": plan_errors,
+	"expired_acknowledgements": expired_acknowledgements,
+	"decision": decision,
 }
 
-plan_findings := array.concat(creation_findings, destruction_findings)
+detected_findings := array.concat(creation_findings, destruction_findings)
+
+# A finding whose acknowledgement holds at input.now carries it, is reported, and never blocks.
+plan_findings := [with_acknowledgement(f) | some f in detected_findings]
+
+with_acknowledgement(f) := object.union(f, {"acknowledgement": ack.acknowledgement}) if {
+	ack := acknowledgement_of[ack_key(f.rule, f.address)]
+	ack_holds(ack)
+} else := f
+
+expired_acknowledgements := [{"rule": f.rule, "address": f.address, "acknowledgement": ack.acknowledgement} |
+	some f in detected_findings
+	ack := acknowledgement_of[ack_key(f.rule, f.address)]
+	ack_expired(ack)
+]
+
+default plan_acknowledgements := []
+
+plan_acknowledgements := data.tfgate.plan_acknowledgements if is_array(data.tfgate.plan_acknowledgements)
+
+# Rule names hold no newline, so rule + newline + address names one finding.
+ack_key(rule, address) := concat("\n", [rule, address])
+
+acknowledgement_of := {ack_key(a.rule, a.address): a | some a in plan_acknowledgements}
+
+ack_holds(ack) if not has_expiry(ack)
+
+ack_holds(ack) if ack.expires_at > now
+
+ack_expired(ack) if ack.expires_at <= now
+
+has_expiry(ack) if is_string(ack.expires_at)
+
+# input.now in the canonical form the expiries are written in, so that text order is time order.
+now := input.now if {
+	is_string(input.now)
+	regex.match(`^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}[.][0-9]{3}Z$`, input.now)
+}
+
+now := concat("", [trim_suffix(input.now, "Z"), ".000Z"]) if {
+	is_string(input.now)
+	regex.match(`^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$`, input.now)
+}
+
+has_now if now
+
+severity_rank := {"low": 0, "medium": 1, "high": 2, "critical": 3}
+
+default min_severity := "low"
+
+min_severity := input.min_severity if severity_rank[input.min_severity] >= 0
+
+# Blocked when a finding no acknowledgement holds for is at or above the threshold.
+default decision := "pass"
+
+decision := "block" if {
+	some f in plan_findings
+	not f.acknowledgement
+	severity_rank[f.severity] >= severity_rank[min_severity]
+}
 
 # Counts, each over resource_changes[] entries (one entry per resource instance or deposed object):
 #   resource_changes  every entry, whatever its mode or action
@@ -151,6 +220,17 @@ plan_errors contains message if {
 	message := concat("", [
 		"resource change ", address_of(rc), " has unknown action ", json.marshal(action),
 		" (tfgate knows no-op, create, read, update, delete and forget)",
+	])
+}
+
+# An expiry cannot be judged without the time: no decision rather than a guess.
+plan_errors contains message if {
+	some ack in plan_acknowledgements
+	has_expiry(ack)
+	not has_now
+	message := concat("", [
+		"input.now is missing or not RFC 3339 in UTC (e.g. 2026-11-25T02:00:00Z), ",
+		"and the acknowledgement of ", ack.rule, " on ", ack.address, " expires at ", ack.expires_at,
 	])
 }
 

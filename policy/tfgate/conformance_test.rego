@@ -139,3 +139,57 @@ test_state_without_resources_is_an_error if {
 	result := conformance.drift with input as {"format_version": "1.0"}
 	result.errors == {"observed state has no resources list"}
 }
+
+# --- plan acknowledgements and input.now --------------------------------------------------------------
+
+iam_ack(expires_at) := {
+	"rule": "unsanctioned_creation",
+	"address": "aws_iam_user.u",
+	"expires_at": expires_at,
+	"acknowledgement": {"by": "k", "account": "a", "at": "2026-01-01T00:00:00.000Z", "reason": "r", "expires_at": expires_at},
+}
+
+acked_plan_at(now, acks, min_severity) := result if {
+	result := conformance.plan with input as {"now": now, "min_severity": min_severity, "resource_changes": [change("aws_iam_user.u", "aws_iam_user", ["create"])]}
+		with data.tfgate.package_id as design.package_id
+		with data.tfgate.sanctioned_kinds as design.sanctioned_kinds
+		with data.tfgate.catalog as design.catalog
+		with data.tfgate.capabilities as design.capabilities
+		with data.tfgate.dependency_pattern as design.dependency_pattern
+		with data.tfgate.plan_acknowledgements as acks
+}
+
+test_acknowledgement_holds_before_its_expiry if {
+	result := acked_plan_at("2026-06-30T23:59:59.999Z", [iam_ack("2026-07-01T00:00:00.000Z")], "low")
+	[finding] := result.findings
+	finding.acknowledgement.reason == "r"
+	result.decision == "pass"
+	result.expired_acknowledgements == []
+}
+
+test_acknowledgement_expires_at_its_expiry if {
+	result := acked_plan_at("2026-07-01T00:00:00Z", [iam_ack("2026-07-01T00:00:00.000Z")], "low")
+	[finding] := result.findings
+	not finding.acknowledgement
+	result.decision == "block"
+	[expired] := result.expired_acknowledgements
+	expired.address == "aws_iam_user.u"
+}
+
+test_acknowledgement_names_one_address_only if {
+	other := object.union(iam_ack("2027-01-01T00:00:00.000Z"), {"address": "aws_iam_user.other"})
+	result := acked_plan_at("2026-07-01T00:00:00Z", [other], "low")
+	[finding] := result.findings
+	not finding.acknowledgement
+	result.decision == "block"
+}
+
+test_decision_respects_min_severity if {
+	result := acked_plan_at("2026-07-01T00:00:00Z", [], "critical")
+	result.decision == "pass"
+}
+
+test_expiry_without_now_is_an_error if {
+	result := acked_plan_at("yesterday", [iam_ack("2026-07-01T00:00:00.000Z")], "low")
+	count(result.errors) == 1
+}

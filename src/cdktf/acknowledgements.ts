@@ -2,7 +2,8 @@
 // Stored on the construct under a global symbol, so that any copy of tfgate in the process sees them.
 import { z } from 'zod';
 import { UsageError } from '../errors/index.js';
-import { PLAN_RULES, type PlanRule } from '../model/index.js';
+import { acknowledgementExpired, PLAN_RULES, type PlanRule } from '../model/index.js';
+import { canonicalInstant, EXPIRES_AT_HINT } from '../schemas/expiry.js';
 import { type ConstructLike, isConstruct } from './constructs.js';
 
 export const acknowledgementSchema = z
@@ -11,6 +12,26 @@ export const acknowledgementSchema = z
     reason: z.string().trim().min(1),
     /** Only the finding at this address (`type.logicalId`); by default every finding of the rule at or under the construct. */
     address: z.string().min(1).optional(),
+    /**
+     * When the acknowledgement stops holding: an RFC 3339 string or a Date. From then on, synth fails on the
+     * finding again and says which acknowledgement expired and when.
+     */
+    expiresAt: z
+      .union([z.string(), z.date()])
+      .transform((value, ctx) => {
+        const instant =
+          value instanceof Date
+            ? Number.isNaN(value.getTime())
+              ? undefined
+              : canonicalInstant(value.toISOString())
+            : canonicalInstant(value);
+        if (instant === undefined) {
+          ctx.addIssue({ code: 'custom', message: `must be ${EXPIRES_AT_HINT}, or a valid Date` });
+          return z.NEVER;
+        }
+        return instant;
+      })
+      .optional(),
   })
   .strict();
 
@@ -20,6 +41,8 @@ export interface CodeAcknowledgement {
   rule: PlanRule;
   reason: string;
   address?: string | undefined;
+  /** Canonical UTC (2026-12-31T18:00:00.000Z): the acknowledgement holds while synth runs before it. */
+  expiresAt?: string | undefined;
   /** The path of the construct it was written on: it covers that construct and everything under it. */
   constructPath: string;
 }
@@ -44,7 +67,9 @@ export function addAcknowledgement(construct: unknown, input: unknown): CodeAckn
         ? 'a reason is required: say why this finding may ship, for the audit record'
         : field === 'rule'
           ? `rule must be one of ${PLAN_RULES.join(', ')}`
-          : issue.message;
+          : field === 'expiresAt'
+            ? `must be ${EXPIRES_AT_HINT}, or a valid Date`
+            : issue.message;
     throw new UsageError(
       'invalid_acknowledgement',
       `ConformanceAspect.acknowledge(${JSON.stringify(construct.node.path)}): ${field}: ${why}`,
@@ -54,7 +79,12 @@ export function addAcknowledgement(construct: unknown, input: unknown): CodeAckn
     );
   }
   const carrier = construct as Carrier;
-  const acknowledgement: CodeAcknowledgement = { ...parsed.data, constructPath: construct.node.path };
+  const { expiresAt, ...rest } = parsed.data;
+  const acknowledgement: CodeAcknowledgement = {
+    ...rest,
+    ...(expiresAt === undefined ? {} : { expiresAt }),
+    constructPath: construct.node.path,
+  };
   if (!Object.hasOwn(carrier, ACKNOWLEDGEMENTS)) {
     Object.defineProperty(carrier, ACKNOWLEDGEMENTS, { value: [], enumerable: false });
   }
@@ -79,8 +109,25 @@ function covers(scopePath: string, path: string): boolean {
   return scopePath === '' || path === scopePath || path.startsWith(`${scopePath}/`);
 }
 
-/** The most specific acknowledgement that covers a finding, if any. */
+/** The most specific acknowledgement holding at `nowMs` that covers a finding, and else the most specific expired one. */
 export function matchAcknowledgement(
+  acknowledgements: readonly CodeAcknowledgement[],
+  finding: { rule: string; address: string; constructPath: string },
+  nowMs: number = Date.now(),
+): { holding?: CodeAcknowledgement; expired?: CodeAcknowledgement } {
+  const holding = mostSpecific(
+    acknowledgements.filter((ack) => !acknowledgementExpired(ack.expiresAt, nowMs)),
+    finding,
+  );
+  if (holding) return { holding };
+  const expired = mostSpecific(
+    acknowledgements.filter((ack) => acknowledgementExpired(ack.expiresAt, nowMs)),
+    finding,
+  );
+  return expired ? { expired } : {};
+}
+
+function mostSpecific(
   acknowledgements: readonly CodeAcknowledgement[],
   finding: { rule: string; address: string; constructPath: string },
 ): CodeAcknowledgement | undefined {

@@ -23,6 +23,10 @@ export interface SynthFinding extends EvalFinding {
   outcome: FindingOutcome;
   /** The acknowledgement's reason, when acknowledged. */
   reason?: string;
+  /** When the acknowledgement that holds ends (acknowledged), or when the one that matched ended (expired). */
+  expiresAt?: string;
+  /** Set when the only acknowledgement of this finding had expired at synth: it blocks again. */
+  expiredAcknowledgement?: { reason: string; expiresAt: string };
 }
 
 /** A resource the stack defines now. */
@@ -44,6 +48,8 @@ export interface StackEvaluationInput {
   acknowledgements: readonly CodeAcknowledgement[];
   minSeverity: Severity;
   advisory: boolean;
+  /** The evaluation time acknowledgements expire by; the clock by default. */
+  now?: Date;
 }
 
 export interface StackEvaluation {
@@ -65,16 +71,31 @@ export function evaluateStack(input: StackEvaluationInput): StackEvaluation {
     changes.push(change(resource.address, resource.type, resource.name, 'delete'));
   }
   const plan: PlanInput = { format_version: '1.2', resource_changes: changes };
-  const evaluation = input.engine.evaluatePlan(input.data, plan);
+  const now = input.now ?? new Date();
+  const evaluation = input.engine.evaluatePlan(input.data, plan, { now });
 
   const findings = evaluation.findings.map((finding): SynthFinding => {
     const constructPath =
       current.get(finding.address)?.constructPath ??
       vanished.get(finding.address)?.constructPath ??
       `${input.stackPath}/?`;
-    const ack = matchAcknowledgement(input.acknowledgements, { ...finding, constructPath });
+    const match = matchAcknowledgement(input.acknowledgements, { ...finding, constructPath }, now.getTime());
+    // A plan acknowledgement from the service that a signed bundle carries holds here too.
+    const ack = match.holding
+      ? { reason: match.holding.reason, expiresAt: match.holding.expiresAt }
+      : finding.acknowledgement
+        ? { reason: finding.acknowledgement.reason, expiresAt: finding.acknowledgement.expires_at }
+        : undefined;
     const synthFinding: SynthFinding = { ...finding, constructPath, outcome: outcome(finding, ack, input) };
-    if (ack) synthFinding.reason = ack.reason;
+    if (ack) {
+      synthFinding.reason = ack.reason;
+      if (ack.expiresAt !== undefined) synthFinding.expiresAt = ack.expiresAt;
+    } else if (match.expired?.expiresAt !== undefined) {
+      synthFinding.expiredAcknowledgement = {
+        reason: match.expired.reason,
+        expiresAt: match.expired.expiresAt,
+      };
+    }
     return synthFinding;
   });
   return { findings, counts: evaluation.counts };
@@ -82,7 +103,7 @@ export function evaluateStack(input: StackEvaluationInput): StackEvaluation {
 
 function outcome(
   finding: EvalFinding,
-  ack: CodeAcknowledgement | undefined,
+  ack: unknown,
   input: Pick<StackEvaluationInput, 'minSeverity' | 'advisory'>,
 ): FindingOutcome {
   if (ack) return 'acknowledged';

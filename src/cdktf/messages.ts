@@ -13,7 +13,7 @@ export interface MessageContext {
 export function findingMessage(finding: SynthFinding, context: MessageContext): string {
   const lead = {
     blocking: '[tfgate]',
-    acknowledged: `[tfgate] acknowledged (reason: ${finding.reason ?? ''}):`,
+    acknowledged: `[tfgate] acknowledged (reason: ${finding.reason ?? ''}${finding.expiresAt ? `; until ${finding.expiresAt}` : ''}):`,
     // A synth warning per finding, led like every advisory notice so one log search finds them all.
     advisory: `[tfgate] ${ADVISORY_PREFIX}, not blocking:`,
     below_threshold: `[tfgate] below min severity ${context.minSeverity}, not blocking:`,
@@ -27,12 +27,15 @@ export function findingMessage(finding: SynthFinding, context: MessageContext): 
     finding.rule === 'capability_dependency_destroyed'
       ? `${finding.type} ${finding.address} (construct ${finding.constructPath}, kind ${finding.kind}) was removed since the previous synth`
       : `${finding.type} ${finding.address} (construct ${finding.constructPath}) is of kind ${finding.kind}`;
+  const expired = finding.expiredAcknowledgement
+    ? ` Its acknowledgement (reason: ${finding.expiredAcknowledgement.reason}) expired at ${finding.expiredAcknowledgement.expiresAt}.`
+    : '';
   const fix =
     finding.outcome === 'blocking'
       ? ` To proceed: change the code, get the design changed, or ConformanceAspect.acknowledge(construct, { rule: '${finding.rule}', reason }).`
       : '';
   // The policy's own message says the same in fewer words; it is kept in the audit record.
-  return `${lead} ${finding.rule} (${finding.severity}): ${subject}; ${design}.${fix}`;
+  return `${lead} ${finding.rule} (${finding.severity}): ${subject}; ${design}.${expired}${fix}`;
 }
 
 /** The stack-level messages: a stack added too late, the aspect not run, validation skipped, HCL output. */

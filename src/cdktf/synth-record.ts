@@ -26,6 +26,9 @@ interface AuditedFinding {
   capability?: string;
   message: string;
   reason?: string;
+  expires_at?: string;
+  /** The acknowledgement that had expired at synth, so the finding was not acknowledged. */
+  expired_acknowledgement?: { reason: string; expires_at: string };
   outcome: FindingOutcome;
 }
 
@@ -77,6 +80,15 @@ function audited(f: SynthFinding): AuditedFinding {
     ...(f.capability === undefined ? {} : { capability: f.capability }),
     message: f.message,
     ...(f.reason === undefined ? {} : { reason: f.reason }),
+    ...(f.expiresAt === undefined ? {} : { expires_at: f.expiresAt }),
+    ...(f.expiredAcknowledgement === undefined
+      ? {}
+      : {
+          expired_acknowledgement: {
+            reason: f.expiredAcknowledgement.reason,
+            expires_at: f.expiredAcknowledgement.expiresAt,
+          },
+        }),
     outcome: f.outcome,
   };
 }

@@ -18,6 +18,9 @@ export type ManagementOperation =
   | 'package read'
   | 'findings list'
   | 'finding acknowledgement'
+  | 'plan finding acknowledgement'
+  | 'plan acknowledgement revocation'
+  | 'plan acknowledgements list'
   | 'audit read'
   | 'run task configuration'
   | 'run task read';
@@ -33,6 +36,9 @@ const MANAGEMENT_OPERATIONS: ReadonlySet<Operation> = new Set<Operation>([
   'package read',
   'findings list',
   'finding acknowledgement',
+  'plan finding acknowledgement',
+  'plan acknowledgement revocation',
+  'plan acknowledgements list',
   'audit read',
   'run task configuration',
   'run task read',
@@ -83,6 +89,9 @@ const SCOPE_NEEDED: Readonly<Record<Operation, string>> = {
   'package read': 'compliance:read',
   'findings list': 'compliance:read',
   'finding acknowledgement': 'compliance:write',
+  'plan finding acknowledgement': 'compliance:write',
+  'plan acknowledgement revocation': 'compliance:write',
+  'plan acknowledgements list': 'compliance:read',
   'audit read': 'compliance:read',
   'run task configuration': 'compliance:write',
   'run task read': 'compliance:read',
@@ -101,7 +110,9 @@ const STATUS_RULES: Record<number, StatusRule> = {
     hint: (ctx) =>
       ctx.body?.code === 'invalid_plan' || ctx.operation === 'evaluation'
         ? `send the output of "terraform show -json <planfile>" for a saved plan. ${NOTHING_APPLIED}`
-        : 'check --min-severity (low, medium, high, critical) and the other options',
+        : ctx.operation.includes('acknowledgement')
+          ? 'check --reason, --plan-finding <rule>:<address> and --expires-in/--expires-at (in the future)'
+          : 'check --min-severity (low, medium, high, critical) and the other options',
   },
   401: {
     code: bodyCode('unauthorized'),

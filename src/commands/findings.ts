@@ -1,8 +1,11 @@
 // `tfgate findings list|ack` and `tfgate audit`: a package's drift findings, their acknowledgement, and the audit log.
 import { z } from 'zod';
 import { packagePath } from '../client/index.js';
+import { PLAN_RULES, type PlanAcknowledgement, type PlanRule } from '../model/index.js';
 import { packageIdSchema } from '../options/common.js';
-import { driftFindingSchema } from '../schemas/contract.js';
+import { findingId } from '../policy/finding-id.js';
+import { acknowledgementSchema, driftFindingSchema } from '../schemas/contract.js';
+import { expiresAtSchema } from '../schemas/expiry.js';
 import {
   type AuditRecord,
   auditPageSchema,
@@ -26,16 +29,114 @@ export const findingsListOptionsSchema = serviceConnectionSchema.extend({
 });
 export type FindingsListOptions = z.output<typeof findingsListOptionsSchema>;
 
-export const findingsAckOptionsSchema = serviceConnectionSchema.extend({
-  packageId: packageIdSchema,
-  findingId: z
-    .string()
-    .regex(
-      /^f_[0-9a-f]{20}$/,
-      'a finding id looks like f_ and 20 hex digits (tfgate findings list shows them)',
-    ),
-  reason: z.string().trim().min(1, 'say why this finding may be accepted (it is recorded in the audit log)'),
+const DURATION_UNITS: Readonly<Record<string, number>> = {
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+  w: 604_800_000,
+};
+
+/** `--expires-in`: a whole number of minutes, hours, days or weeks (30d), as milliseconds. */
+export const expiresInSchema = z.string().transform((text, ctx) => {
+  const match = /^\s*([1-9][0-9]{0,5})\s*([mhdw])\s*$/.exec(text);
+  if (!match) {
+    ctx.addIssue({ code: 'custom', message: `"${text}" is not a duration; use e.g. 90m, 12h, 30d or 2w` });
+    return z.NEVER;
+  }
+  return Number(match[1]) * DURATION_UNITS[match[2]!]!;
 });
+
+/** --expires-in or --expires-at (not both): when the acknowledgement stops holding. */
+const expiryShape = {
+  expiresIn: expiresInSchema.optional(),
+  expiresAt: z.string().pipe(expiresAtSchema).optional(),
+};
+
+function refineExpiry(
+  value: { expiresIn?: number | undefined; expiresAt?: string | undefined },
+  ctx: z.RefinementCtx,
+): void {
+  if (value.expiresIn !== undefined && value.expiresAt !== undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['expiresIn'],
+      message: 'give --expires-in or --expires-at, not both',
+    });
+  }
+}
+
+/** The expiry to send: --expires-at as given, or now plus --expires-in. */
+export function expiryOf(
+  options: { expiresIn?: number | undefined; expiresAt?: string | undefined },
+  now = Date.now(),
+): string | undefined {
+  if (options.expiresAt !== undefined) return options.expiresAt;
+  return options.expiresIn === undefined ? undefined : new Date(now + options.expiresIn).toISOString();
+}
+
+const reasonSchema = z
+  .string()
+  .trim()
+  .min(1, 'say why this finding may be accepted (it is recorded in the audit log)');
+
+export const findingsAckOptionsSchema = serviceConnectionSchema
+  .extend({
+    packageId: packageIdSchema,
+    findingId: z
+      .string()
+      .regex(
+        /^f_[0-9a-f]{20}$/,
+        'a finding id looks like f_ and 20 hex digits (tfgate findings list shows them)',
+      ),
+    reason: reasonSchema,
+    ...expiryShape,
+  })
+  .superRefine(refineExpiry);
+
+/** `--plan-finding <rule>:<address>`: the rule names no colon, so the first colon splits them. */
+export const planFindingSchema = z.string().transform((text, ctx) => {
+  const colon = text.indexOf(':');
+  const rule = text.slice(0, colon);
+  const address = text.slice(colon + 1);
+  if (colon < 0 || !(PLAN_RULES as readonly string[]).includes(rule) || address === '') {
+    ctx.addIssue({
+      code: 'custom',
+      message: `write <rule>:<address>, with rule one of ${PLAN_RULES.join(', ')} (e.g. capability_dependency_destroyed:aws_db_instance.ledger)`,
+    });
+    return z.NEVER;
+  }
+  return { rule: rule as PlanRule, address };
+});
+
+export const planAckOptionsSchema = serviceConnectionSchema
+  .extend({
+    packageId: packageIdSchema,
+    planFinding: planFindingSchema,
+    reason: reasonSchema,
+    ...expiryShape,
+  })
+  .superRefine(refineExpiry);
+export type PlanAckOptions = z.output<typeof planAckOptionsSchema>;
+
+export const planRevokeOptionsSchema = serviceConnectionSchema.extend({
+  packageId: packageIdSchema,
+  planFinding: planFindingSchema,
+});
+export type PlanRevokeOptions = z.output<typeof planRevokeOptionsSchema>;
+
+export const planAcksListOptionsSchema = serviceConnectionSchema.extend({ packageId: packageIdSchema });
+export type PlanAcksListOptions = z.output<typeof planAcksListOptionsSchema>;
+
+const planAcknowledgementSchema = acknowledgementSchema.extend({
+  finding_id: z.string(),
+  rule: z.enum(PLAN_RULES),
+  address: z.string(),
+});
+const planAcknowledgementListSchema = z.object({
+  package_id: z.string(),
+  plan_acknowledgements: z.array(planAcknowledgementSchema),
+});
+
 export type FindingsAckOptions = z.output<typeof findingsAckOptionsSchema>;
 
 export const auditOptionsSchema = serviceConnectionSchema.extend({
@@ -93,7 +194,7 @@ export async function findingsAck(
         path: packagePath(packageId, `findings/${encodeURIComponent(findingId)}/acknowledge`),
         packageId,
       },
-      json: { reason: options.reason },
+      json: { reason: options.reason, expires_at: expiryOf(options) },
       what: 'the acknowledgement',
       status: 200,
       schema: driftFindingSchema,
@@ -114,6 +215,96 @@ export async function findingsAck(
       ...packageRefusals(packageId, 'compliance:write'),
     ],
   );
+}
+
+/** `tfgate findings ack --plan-finding <rule>:<address>`: waive one plan finding, with a reason and an optional expiry. */
+export async function planFindingAck(
+  options: PlanAckOptions,
+  context: ManagementContext,
+): Promise<PlanAcknowledgement> {
+  const { packageId, planFinding } = options;
+  const acknowledgement = await callService(
+    options,
+    context,
+    {
+      request: {
+        operation: 'plan finding acknowledgement',
+        method: 'POST',
+        path: packagePath(packageId, 'plan-acknowledgements'),
+        packageId,
+      },
+      json: { ...planFinding, reason: options.reason, expires_at: expiryOf(options) },
+      what: 'the plan acknowledgement',
+      status: 201,
+      schema: planAcknowledgementSchema,
+    },
+    packageRefusals(packageId, 'compliance:write'),
+  );
+  return withoutAbsentExpiry(acknowledgement);
+}
+
+/** `tfgate findings revoke --plan-finding <rule>:<address>`: the acknowledgement stops holding at once. */
+export async function planFindingRevoke(
+  options: PlanRevokeOptions,
+  context: ManagementContext,
+): Promise<PlanAcknowledgement> {
+  const { packageId, planFinding } = options;
+  const id = findingId(packageId, planFinding.rule, planFinding.address);
+  const revoked = await callService(
+    options,
+    context,
+    {
+      request: {
+        operation: 'plan acknowledgement revocation',
+        method: 'DELETE',
+        path: packagePath(packageId, `plan-acknowledgements/${id}`),
+        packageId,
+      },
+      what: 'the revoked plan acknowledgement',
+      status: 200,
+      schema: planAcknowledgementSchema,
+    },
+    [
+      {
+        status: 404,
+        serviceCode: 'plan_acknowledgement_not_found',
+        message: `package ${packageId} has no plan acknowledgement of ${planFinding.rule} on ${planFinding.address}`,
+        hint: `list them with: tfgate findings plan-acks --package ${packageId}`,
+      },
+      ...packageRefusals(packageId, 'compliance:write'),
+    ],
+  );
+  return withoutAbsentExpiry(revoked);
+}
+
+/** `tfgate findings plan-acks`: the package's plan acknowledgements not revoked, expired ones included. */
+export async function planAcksList(
+  options: PlanAcksListOptions,
+  context: ManagementContext,
+): Promise<PlanAcknowledgement[]> {
+  const { packageId } = options;
+  const page = await callService(
+    options,
+    context,
+    {
+      request: {
+        operation: 'plan acknowledgements list',
+        method: 'GET',
+        path: packagePath(packageId, 'plan-acknowledgements'),
+        packageId,
+      },
+      what: 'the plan acknowledgements',
+      status: 200,
+      schema: planAcknowledgementListSchema,
+    },
+    packageRefusals(packageId, 'compliance:read'),
+  );
+  return page.plan_acknowledgements.map(withoutAbsentExpiry);
+}
+
+function withoutAbsentExpiry(ack: z.output<typeof planAcknowledgementSchema>): PlanAcknowledgement {
+  const { expires_at, ...rest } = ack;
+  return expires_at === undefined ? rest : { ...rest, expires_at };
 }
 
 /** Bounds a hostile service that never says "end": 10,000 pages of 1,000 entries. */

@@ -72,6 +72,8 @@ export interface EvalFinding {
   actions: PlanAction[];
   capability?: string;
   message: string;
+  /** Present while a plan acknowledgement of this finding holds: the finding is reported, never blocks. */
+  acknowledgement?: Acknowledgement;
 }
 
 export interface EvaluationCounts {
@@ -113,6 +115,8 @@ export interface EvaluationResult {
   min_severity: Severity;
   findings: EvalFinding[];
   counts: EvaluationCounts;
+  /** Plan acknowledgements of findings in this plan that had expired at the evaluation time: they block again. */
+  expired_acknowledgements?: ExpiredAcknowledgement[];
 }
 
 export type FindingStatus = 'open' | 'acknowledged' | 'resolved';
@@ -122,6 +126,29 @@ export interface Acknowledgement {
   account: string;
   at: string;
   reason: string;
+  /** RFC 3339 (UTC, milliseconds): from this moment on the acknowledgement no longer holds. */
+  expires_at?: string;
+}
+
+/** An acknowledgement that had expired when a decision was made: its finding was open again. */
+export interface ExpiredAcknowledgement extends Acknowledgement {
+  finding_id: string;
+  rule: RuleId;
+  address: string;
+  expires_at: string;
+}
+
+/** A plan acknowledgement: one rule on one address of one package, with a reason and an optional expiry. */
+export interface PlanAcknowledgement extends Acknowledgement {
+  /** The stable id of the finding it waives: findingId(package, rule, address). */
+  finding_id: string;
+  rule: PlanRule;
+  address: string;
+}
+
+/** True when an acknowledgement with this expiry no longer holds at `nowMs`: expiry is inclusive. */
+export function acknowledgementExpired(expiresAt: string | undefined, nowMs: number): boolean {
+  return expiresAt !== undefined && Date.parse(expiresAt) <= nowMs;
 }
 
 /** A drift finding: observed state against the approved design. */
@@ -157,11 +184,18 @@ export interface GateResult {
   blocking: DriftFinding[];
   acknowledged: DriftFinding[];
   counts: { open: number; acknowledged: number; blocking: number };
+  /** Acknowledgements of these findings that had expired at the decision time: their findings are open again. */
+  expired_acknowledgements?: ExpiredAcknowledgement[];
 }
 
-/** Block when any finding is at or above the threshold. */
-export function decide(findings: ReadonlyArray<{ severity: Severity }>, minSeverity: Severity): Decision {
-  return findings.some((f) => severityAtLeast(f.severity, minSeverity)) ? 'block' : 'pass';
+/** Block when any finding not acknowledged is at or above the threshold. */
+export function decide(
+  findings: ReadonlyArray<{ severity: Severity; acknowledgement?: unknown }>,
+  minSeverity: Severity,
+): Decision {
+  return findings.some((f) => f.acknowledgement === undefined && severityAtLeast(f.severity, minSeverity))
+    ? 'block'
+    : 'pass';
 }
 
 /**

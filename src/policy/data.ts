@@ -1,5 +1,6 @@
 import { effectiveCatalog } from '../catalog/index.js';
 import type { Design } from '../design/index.js';
+import type { Acknowledgement, PlanAcknowledgement } from '../model/index.js';
 
 /**
  * What the policy reads as data.tfgate: the design, the effective catalog (built-in plus the design's
@@ -14,6 +15,34 @@ export interface PolicyData {
   catalog: Record<string, string>;
   /** Every pattern as one alternation, so a destruction meets one regex before the per-capability ones; "" when none. */
   dependency_pattern: string;
+  /** Plan findings waived by the platform team (the service's plan acknowledgements), one per finding. */
+  plan_acknowledgements?: PolicyPlanAcknowledgement[];
+}
+
+/** A plan acknowledgement as the policy reads it: what it matches, when it ends, what a finding carries. */
+export interface PolicyPlanAcknowledgement {
+  rule: string;
+  address: string;
+  /** Canonical UTC with milliseconds, so the policy compares it with input.now as text. */
+  expires_at?: string;
+  acknowledgement: Acknowledgement;
+}
+
+/** The policy data with the package's plan acknowledgements. */
+export function withPlanAcknowledgements(
+  data: PolicyData,
+  acknowledgements: readonly PlanAcknowledgement[],
+): PolicyData {
+  if (acknowledgements.length === 0) return data;
+  return {
+    ...data,
+    plan_acknowledgements: acknowledgements.map(({ finding_id: _, rule, address, ...acknowledgement }) => ({
+      rule,
+      address,
+      ...(acknowledgement.expires_at === undefined ? {} : { expires_at: acknowledgement.expires_at }),
+      acknowledgement,
+    })),
+  };
 }
 
 /** The path under which the policy reads PolicyData: `data.tfgate`. */

@@ -12,12 +12,18 @@ import {
   type EvalFinding,
   type EvaluationCounts,
   type EvaluationResult,
+  type ExpiredAcknowledgement,
   emptyCounts,
   type ObservedStateInput,
   type PlanInput,
   type Severity,
 } from '../model/index.js';
-import { driftFindingSchema, evalFindingSchema, evaluationCountsSchema } from '../schemas/contract.js';
+import {
+  acknowledgementSchema,
+  driftFindingSchema,
+  evalFindingSchema,
+  evaluationCountsSchema,
+} from '../schemas/contract.js';
 import { POLICY_DATA_ROOT, type PolicyData } from './data.js';
 import { findingId } from './finding-id.js';
 
@@ -49,6 +55,8 @@ export const SHIPPED_WASM_URL = new URL('../../policy/policy.wasm', import.meta.
 export interface PlanEvaluation {
   findings: EvalFinding[];
   counts: EvaluationCounts;
+  /** Plan acknowledgements of these findings that had expired at the evaluation time. */
+  expired: ExpiredAcknowledgement[];
 }
 
 const WASM_PAGE = 64 * 1024;
@@ -100,8 +108,14 @@ export class PolicyEngine {
    * goes in chunks and the counts add up: bounded wasm memory, and linear time in opa-wasm, whose
    * allocator slows down on one huge input.
    */
-  evaluatePlan(data: PolicyData, plan: PlanInput, options: { chunkSize?: number } = {}): PlanEvaluation {
-    const chunks = serializePlanChunks(plan, options.chunkSize ?? PLAN_CHUNK_CHANGES);
+  evaluatePlan(
+    data: PolicyData,
+    plan: PlanInput,
+    options: { chunkSize?: number; now?: Date } = {},
+  ): PlanEvaluation {
+    // The evaluation time goes in as input.now: the policy never reads a clock (see conformance.rego).
+    const now = (options.now ?? new Date()).toISOString();
+    const chunks = serializePlanChunks(plan, options.chunkSize ?? PLAN_CHUNK_CHANGES, now);
     const outputs = this.run(PLAN_ENTRYPOINT, data, chunks, (result) => planOutputSchema.parse(result));
     const errors = outputs.flatMap((output) => output.errors);
     if (errors.length > 0) {
@@ -114,17 +128,31 @@ export class PolicyEngine {
     }
     const findings: EvalFinding[] = outputs
       .flatMap((output) => output.findings)
-      .map(({ capability, ...finding }) => ({
+      .map(({ capability, acknowledgement, ...finding }) => ({
         id: findingId(data.package_id, finding.rule, finding.address),
         ...finding,
         ...(capability === undefined ? {} : { capability }),
+        ...(acknowledgement === undefined ? {} : { acknowledgement: withoutUndefined(acknowledgement) }),
       }))
       .sort(byAddressThenRule);
     const counts = emptyCounts();
     for (const output of outputs) {
       for (const key of COUNT_KEYS) counts[key] += output.counts[key];
     }
-    return { findings, counts };
+    const expired: ExpiredAcknowledgement[] = outputs
+      .flatMap((output) => output.expired_acknowledgements)
+      .filter((e) => e.acknowledgement.expires_at !== undefined)
+      .map((e) => ({
+        finding_id: findingId(data.package_id, e.rule, e.address),
+        rule: e.rule,
+        address: e.address,
+        ...withoutUndefined(e.acknowledgement),
+        expires_at: e.acknowledgement.expires_at!,
+      }))
+      .sort((a, b) =>
+        byAddressThenRule({ address: a.address, rule: a.rule }, { address: b.address, rule: b.rule }),
+      );
+    return { findings, counts, expired };
   }
 
   /** Evaluate observed state against the design: the drift rules. */
@@ -212,7 +240,14 @@ export function toEvaluationResult(
     min_severity: minSeverity,
     findings: evaluation.findings,
     counts: evaluation.counts,
+    ...(evaluation.expired.length > 0 ? { expired_acknowledgements: evaluation.expired } : {}),
   };
+}
+
+function withoutUndefined<T extends { expires_at?: string | undefined }>(ack: T): T {
+  if (ack.expires_at !== undefined) return ack;
+  const { expires_at: _, ...rest } = ack;
+  return rest as T;
 }
 
 /**
@@ -221,7 +256,7 @@ export function toEvaluationResult(
  * Objects of one shape for JSON.stringify: measured faster than concatenating strings by hand.
  * A missing field becomes null, so the policy reports it instead of the wasm JSON parser failing.
  */
-export function serializePlanChunks(plan: PlanInput, chunkSize: number): Uint8Array[] {
+export function serializePlanChunks(plan: PlanInput, chunkSize: number, now?: string): Uint8Array[] {
   const encoder = new TextEncoder();
   const changes = plan.resource_changes;
   const chunks: Uint8Array[] = [];
@@ -237,7 +272,11 @@ export function serializePlanChunks(plan: PlanInput, chunkSize: number): Uint8Ar
         ? { address, mode, type, change }
         : { address, mode, type, deposed: rc.deposed, change };
     });
-    chunks.push(encoder.encode(JSON.stringify({ resource_changes: slim })));
+    chunks.push(
+      encoder.encode(
+        JSON.stringify(now === undefined ? { resource_changes: slim } : { now, resource_changes: slim }),
+      ),
+    );
   }
   return chunks;
 }
@@ -266,10 +305,21 @@ function byAddressThenRule(
 
 // The policy's output is a boundary too (a bundle may carry its own wasm): check its shape, with the
 // contract's schemas less what tfgate adds (the finding id).
+// expired_acknowledgements defaults to none: a bundle's older policy.wasm knows no acknowledgements, so its
+// findings all block (fail closed).
 const planOutputSchema = z.object({
   findings: z.array(evalFindingSchema.omit({ id: true })),
   counts: evaluationCountsSchema,
   errors: z.array(z.string()),
+  expired_acknowledgements: z
+    .array(
+      z.object({
+        rule: evalFindingSchema.shape.rule,
+        address: z.string(),
+        acknowledgement: acknowledgementSchema,
+      }),
+    )
+    .default([]),
 });
 const driftOutputSchema = z.object({
   findings: z.array(

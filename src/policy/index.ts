@@ -1,6 +1,11 @@
 // Stage 2: evaluate. The Rego policy compiled to wasm, evaluated in process; and signed OPA bundles.
-export type { PolicyData } from './data.js';
-export { compileAddressPattern, compilePolicyData, POLICY_DATA_ROOT } from './data.js';
+export type { PolicyData, PolicyPlanAcknowledgement } from './data.js';
+export {
+  compileAddressPattern,
+  compilePolicyData,
+  POLICY_DATA_ROOT,
+  withPlanAcknowledgements,
+} from './data.js';
 export type { PlanEvaluation } from './engine.js';
 export {
   DRIFT_ENTRYPOINT,

@@ -74,9 +74,18 @@ export function textLines(view: ReportView, p: Painter): string[] {
     out.push('', 'Acknowledged (never block; recorded for audit):');
     for (const r of acknowledged) {
       const ack = r.acknowledgement
-        ? ` by ${r.acknowledgement.by} (${r.acknowledgement.account}) at ${r.acknowledgement.at}: ${r.acknowledgement.reason}`
+        ? ` by ${r.acknowledgement.by} (${r.acknowledgement.account}) at ${r.acknowledgement.at}: ${r.acknowledgement.reason}${r.acknowledgement.expires_at ? ` (until ${r.acknowledgement.expires_at})` : ''}`
         : '';
       out.push(`  ${r.rule} ${r.severity} ${r.address}${ack}`);
+    }
+  }
+
+  if (view.expiredAcknowledgements) {
+    out.push('', 'Expired acknowledgements (their findings block again):');
+    for (const a of view.expiredAcknowledgements) {
+      out.push(
+        `  ${a.rule} ${a.address}: expired at ${a.expires_at} (by ${a.by} (${a.account}): ${a.reason})`,
+      );
     }
   }
 

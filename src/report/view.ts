@@ -1,6 +1,7 @@
 // One neutral view of a report subject, so every renderer tells the same story from the same numbers.
 import {
   type Decision,
+  type ExpiredAcknowledgement,
   type RuleId,
   type Severity,
   type SourceLocation,
@@ -21,8 +22,8 @@ export interface FindingRow {
   blocking: boolean;
   /** Drift findings only. */
   status?: 'open' | 'acknowledged' | 'resolved';
-  /** Drift findings only: who acknowledged, when and why. */
-  acknowledgement?: { by: string; account: string; at: string; reason: string };
+  /** Who acknowledged, when, why and until when (drift findings, and plan findings a plan acknowledgement waives). */
+  acknowledgement?: { by: string; account: string; at: string; reason: string; expires_at?: string };
   constructPath?: string;
   /** Where the address is declared, when the configuration was read. */
   location?: SourceLocation;
@@ -61,6 +62,8 @@ export interface ReportView {
   resourceChanges?: number;
   refreshed?: boolean;
   driftCheckedAt?: string;
+  /** Acknowledgements that had expired at the decision time: their findings block again. */
+  expiredAcknowledgements?: ExpiredAcknowledgement[];
 }
 
 const PLAN_RULE_SET: readonly RuleId[] = ['unsanctioned_creation', 'capability_dependency_destroyed'];
@@ -82,7 +85,8 @@ function baseView(subject: ReportSubject): ReportView {
   if (subject.kind === 'evaluation') {
     const r = subject.result;
     const rows: FindingRow[] = r.findings.map((f) => {
-      const approval = subject.approvals?.get(f.id);
+      // A plan acknowledgement the policy found holding, or a policy owner's approval: reported, never blocking.
+      const approval = subject.approvals?.get(f.id) ?? f.acknowledgement;
       return {
         id: f.id,
         rule: f.rule,
@@ -118,6 +122,7 @@ function baseView(subject: ReportSubject): ReportView {
         ['findings', r.counts.findings],
       ],
       resourceChanges: r.counts.resource_changes,
+      ...expired(r.expired_acknowledgements),
     };
   }
   const r = subject.result;
@@ -155,7 +160,12 @@ function baseView(subject: ReportSubject): ReportView {
     ],
     refreshed: r.refreshed,
     ...(r.drift_checked_at ? { driftCheckedAt: r.drift_checked_at } : {}),
+    ...expired(r.expired_acknowledgements),
   };
+}
+
+function expired(list: ExpiredAcknowledgement[] | undefined): Pick<ReportView, 'expiredAcknowledgements'> {
+  return list && list.length > 0 ? { expiredAcknowledgements: list } : {};
 }
 
 /** A row's construct path (from --cdktf-stack, else from the synthesized JSON) and source location. */

@@ -23,6 +23,28 @@ export type ContractError = z.infer<typeof contractErrorSchema>;
 /** `{"error": {"code", "message", "details"?}}` */
 export const errorBodySchema = z.object({ error: contractErrorSchema }).meta({ id: 'Error' });
 
+export const acknowledgementSchema = z
+  .object({
+    by: z.string(),
+    account: z.string(),
+    at: timestampSchema,
+    reason: z.string(),
+    expires_at: timestampSchema
+      .optional()
+      .describe('from this moment on the acknowledgement no longer holds and its finding blocks again'),
+  })
+  .meta({ id: 'Acknowledgement' });
+
+/** An acknowledgement that had expired at the decision time (gate or evaluation): its finding was open again. */
+export const expiredAcknowledgementSchema = acknowledgementSchema
+  .extend({
+    finding_id: z.string(),
+    rule: z.enum([...PLAN_RULES, ...DRIFT_RULES]),
+    address: z.string(),
+    expires_at: timestampSchema,
+  })
+  .meta({ id: 'ExpiredAcknowledgement' });
+
 export const evalFindingSchema = z
   .object({
     id: z.string(),
@@ -34,6 +56,9 @@ export const evalFindingSchema = z
     actions: z.array(z.enum(PLAN_ACTIONS)),
     capability: z.string().optional(),
     message: z.string(),
+    acknowledgement: acknowledgementSchema
+      .optional()
+      .describe('a plan acknowledgement holds: the finding is reported and does not block'),
   })
   .meta({ id: 'EvalFinding' });
 
@@ -61,13 +86,10 @@ export const evaluationResultSchema = z
     min_severity: severitySchema,
     findings: z.array(evalFindingSchema),
     counts: evaluationCountsSchema.partial(ADDITIVE_COUNTS),
+    expired_acknowledgements: z.array(expiredAcknowledgementSchema).optional(),
     error: contractErrorSchema.optional().describe('present with 409: code evaluation_blocked'),
   })
   .meta({ id: 'EvaluationResult' });
-
-export const acknowledgementSchema = z
-  .object({ by: z.string(), account: z.string(), at: timestampSchema, reason: z.string() })
-  .meta({ id: 'Acknowledgement' });
 
 export const driftFindingSchema = z
   .object({
@@ -97,6 +119,7 @@ export const gateResultSchema = z
     blocking: z.array(driftFindingSchema),
     acknowledged: z.array(driftFindingSchema),
     counts: z.object({ open: count, acknowledged: count, blocking: count }),
+    expired_acknowledgements: z.array(expiredAcknowledgementSchema).optional(),
     error: contractErrorSchema.optional().describe('present with 409: code gate_blocked'),
   })
   .meta({ id: 'GateResult' });

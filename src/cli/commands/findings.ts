@@ -1,6 +1,7 @@
 // `tfgate findings list|ack` and `tfgate audit`: commander wiring and text output; src/commands/findings.ts does the work.
 import type { Command } from 'commander';
 import { printable } from '../../client/redact.js';
+import { UsageError } from '../../errors/index.js';
 import type { ManagementFlags } from '../normalise/management.js';
 import { addManagementOptions, printJson } from './management-output.js';
 
@@ -30,7 +31,7 @@ export function registerFindings(program: Command): void {
     }
     const lines = list.map((f) => {
       const ack = f.acknowledgement
-        ? `\n    acknowledged by ${printable(f.acknowledgement.by)} at ${printable(f.acknowledgement.at)}: ${printable(f.acknowledgement.reason)}`
+        ? `\n    ${f.status === 'open' ? 'acknowledgement expired; was acknowledged' : 'acknowledged'} by ${printable(f.acknowledgement.by)} at ${printable(f.acknowledgement.at)}: ${printable(f.acknowledgement.reason)}${f.acknowledgement.expires_at ? ` (${f.status === 'open' ? 'expired at' : 'until'} ${printable(f.acknowledgement.expires_at)})` : ''}`
         : '';
       return `${printable(f.id)}  ${f.status}  ${f.severity}  ${printable(f.address)}\n    ${printable(f.message)}${ack}`;
     });
@@ -44,29 +45,119 @@ export function registerFindings(program: Command): void {
     findings
       .command('ack')
       .description(
-        'Acknowledge a drift finding with a reason: it stops blocking, and the audit log records who, when and why.',
+        'Acknowledge a drift finding, or with --plan-finding a plan finding, with a reason and an optional expiry: it stops blocking until then, and the audit log records who, when and why.',
       )
-      .argument('<finding-id>', 'the finding (f_…, as findings list shows it)')
+      .argument('[finding-id]', 'the drift finding (f_…, as findings list shows it)')
       .option('--package <id>', 'the package (env TFGATE_PACKAGE)')
-      .option('--reason <text>', 'why the finding may be accepted (required; recorded in the audit log)'),
-  ).action(async (findingId: string, flags: ManagementFlags) => {
-    const { findingsAck, findingsAckOptionsSchema } = await import('../../commands/findings.js');
+      .option(
+        '--plan-finding <rule:address>',
+        'a plan finding instead: one rule on one exact address, e.g. capability_dependency_destroyed:aws_db_instance.ledger',
+      )
+      .option('--reason <text>', 'why the finding may be accepted (required; recorded in the audit log)')
+      .option('--expires-in <duration>', 'the acknowledgement ends after this long: 90m, 12h, 30d, 2w')
+      .option(
+        '--expires-at <time>',
+        'the acknowledgement ends at this RFC 3339 time, e.g. 2026-12-31T18:00:00Z',
+      ),
+  ).action(async (findingId: string | undefined, flags: ManagementFlags) => {
+    const commands = await import('../../commands/findings.js');
     const { normaliseManagement } = await import('../normalise/management.js');
+    const names = {
+      findingId: '<finding-id>',
+      planFinding: '--plan-finding',
+      reason: '--reason',
+      expiresIn: '--expires-in',
+      expiresAt: '--expires-at',
+    };
+    if (flags.planFinding !== undefined) {
+      if (findingId !== undefined) throw bothFindings();
+      const { options, format } = normaliseManagement(
+        commands.planAckOptionsSchema,
+        flags,
+        process.env,
+        names,
+      );
+      const ack = await commands.planFindingAck(options, { env: process.env });
+      if (format === 'json') return printJson(ack);
+      process.stdout.write(
+        `acknowledged ${ack.rule} on ${printable(ack.address)} (${printable(ack.finding_id)}) in the plans of package ${options.packageId}: it no longer blocks${expiryText(ack.expires_at)}\n`,
+      );
+      return;
+    }
     const { options, format } = normaliseManagement(
-      findingsAckOptionsSchema,
+      commands.findingsAckOptionsSchema,
       { ...flags, findingId },
       process.env,
-      {
-        findingId: '<finding-id>',
-        reason: '--reason',
-      },
+      names,
     );
-    const finding = await findingsAck(options, { env: process.env });
+    const finding = await commands.findingsAck(options, { env: process.env });
     if (format === 'json') return printJson(finding);
     process.stdout.write(
-      `acknowledged ${printable(finding.id)} (${finding.severity} ${printable(finding.address)}) of package ${options.packageId}: it no longer blocks\n`,
+      `acknowledged ${printable(finding.id)} (${finding.severity} ${printable(finding.address)}) of package ${options.packageId}: it no longer blocks${expiryText(finding.acknowledgement?.expires_at)}\n`,
     );
   });
+
+  addManagementOptions(
+    findings
+      .command('revoke')
+      .description('Revoke the acknowledgement of a plan finding: it blocks again at once; audited.')
+      .option('--package <id>', 'the package (env TFGATE_PACKAGE)')
+      .option(
+        '--plan-finding <rule:address>',
+        'the plan finding, e.g. unsanctioned_creation:aws_sqs_queue.jobs',
+      ),
+  ).action(async (flags: ManagementFlags) => {
+    const { planFindingRevoke, planRevokeOptionsSchema } = await import('../../commands/findings.js');
+    const { normaliseManagement } = await import('../normalise/management.js');
+    const { options, format } = normaliseManagement(planRevokeOptionsSchema, flags, process.env, {
+      planFinding: '--plan-finding',
+    });
+    const revoked = await planFindingRevoke(options, { env: process.env });
+    if (format === 'json') return printJson(revoked);
+    process.stdout.write(
+      `revoked the acknowledgement of ${revoked.rule} on ${printable(revoked.address)} in package ${options.packageId}: it blocks again\n`,
+    );
+  });
+
+  addManagementOptions(
+    findings
+      .command('plan-acks')
+      .description("List the package's plan acknowledgements (revoked ones left out, expired ones marked).")
+      .option('--package <id>', 'the package (env TFGATE_PACKAGE)'),
+  ).action(async (flags: ManagementFlags) => {
+    const { planAcksList, planAcksListOptionsSchema } = await import('../../commands/findings.js');
+    const { normaliseManagement } = await import('../normalise/management.js');
+    const { options, format } = normaliseManagement(planAcksListOptionsSchema, flags, process.env);
+    const acks = await planAcksList(options, { env: process.env });
+    if (format === 'json') return printJson({ package_id: options.packageId, plan_acknowledgements: acks });
+    if (acks.length === 0) {
+      process.stdout.write(`package ${options.packageId} has no plan acknowledgements\n`);
+      return;
+    }
+    const now = Date.now();
+    const lines = acks.map((a) => {
+      const expired = a.expires_at !== undefined && Date.parse(a.expires_at) <= now;
+      const until =
+        a.expires_at === undefined
+          ? 'no expiry'
+          : `${expired ? 'EXPIRED at' : 'until'} ${printable(a.expires_at)}`;
+      return `${a.rule}:${printable(a.address)}  ${until}\n    by ${printable(a.by)} (${printable(a.account)}) at ${printable(a.at)}: ${printable(a.reason)}`;
+    });
+    process.stdout.write(
+      `package ${options.packageId}: ${acks.length} plan acknowledgement(s)\n${lines.join('\n')}\n`,
+    );
+  });
+}
+
+function expiryText(expiresAt: string | undefined): string {
+  return expiresAt === undefined ? '' : ` until ${printable(expiresAt)}`;
+}
+
+function bothFindings(): UsageError {
+  return new UsageError(
+    'invalid_option',
+    'give either a drift finding id or --plan-finding <rule>:<address>, not both',
+  );
 }
 
 export function registerAudit(program: Command): void {

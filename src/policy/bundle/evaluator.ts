@@ -12,21 +12,25 @@ export interface OpenBundleOptions extends Omit<VerifyBundleOptions, 'publicKeyP
   publicKeyPath?: string;
   /** Where the unsigned-bundle warning goes; it is written every time an unsigned bundle is opened. */
   warn?: (message: string) => void;
+  /** The evaluation time the policy judges acknowledgement expiry with (input.now); the clock by default. */
+  now?: () => Date;
 }
 
 export class BundleEvaluator implements PlanEvaluator {
   readonly description: string;
   readonly bundle: VerifiedBundle;
   #engine: Promise<PolicyEngine> | undefined;
+  readonly #now: () => Date;
 
-  constructor(bundle: VerifiedBundle, description: string) {
+  constructor(bundle: VerifiedBundle, description: string, now: () => Date = () => new Date()) {
     this.bundle = bundle;
     this.description = description;
+    this.#now = now;
   }
 
   /** Read and verify the bundle at `path`; nothing in it is used before verification passes. */
   static async open(path: string, options: OpenBundleOptions = {}): Promise<BundleEvaluator> {
-    const { publicKeyPath, warn = (m) => process.stderr.write(`${m}\n`), ...verifyOptions } = options;
+    const { publicKeyPath, now, warn = (m) => process.stderr.write(`${m}\n`), ...verifyOptions } = options;
     const bundle = await readVerifiedBundle(path, {
       ...verifyOptions,
       ...(publicKeyPath === undefined ? {} : { publicKey: { path: publicKeyPath } }),
@@ -35,6 +39,7 @@ export class BundleEvaluator implements PlanEvaluator {
     const evaluator = new BundleEvaluator(
       bundle,
       `bundle ${path} (package ${bundle.packageId}, revision ${bundle.revision})`,
+      now,
     );
     // Compile the policy now, off the critical path: `tfgate apply` opens the evaluator while terraform plans.
     evaluator.#engine = PolicyEngine.load(bundle.wasm);
@@ -51,7 +56,8 @@ export class BundleEvaluator implements PlanEvaluator {
     return toEvaluationResult(
       this.bundle.packageId,
       minSeverity,
-      engine.evaluatePlan(this.bundle.data, plan),
+      // The time is read once the plan is, as the service does: the decision's moment.
+      engine.evaluatePlan(this.bundle.data, plan, { now: this.#now() }),
     );
   }
 }

@@ -1,6 +1,6 @@
 // Plan evaluation: the request body streamed into the plan reader, then the engine's plan entrypoint.
 import { isTfgateError } from '../../errors/index.js';
-import type { EvaluationResult, Severity } from '../../model/index.js';
+import { type EvaluationResult, type Severity, severityAtLeast } from '../../model/index.js';
 import { readObservedState, readPlan } from '../../plan/index.js';
 import { toEvaluationResult } from '../../policy/index.js';
 import { type PackageRecord, packageEntry } from '../store/index.js';
@@ -8,6 +8,7 @@ import type { Principal } from '../types.js';
 import { limitedBody, payloadTooLarge, type RequestBody } from './body.js';
 import type { ServiceContext } from './context.js';
 import { ServiceError } from './errors.js';
+import { decisionPolicyData } from './plan-acknowledgements.js';
 import { refuseUnstorableText } from './storable-text.js';
 
 /** Turns the reader's error into the contract's 400, keeping where it failed (offset or path). */
@@ -35,17 +36,21 @@ export async function evaluatePlanUpload(
   const body = limitedBody(upload, ctx.config.maxBody);
   const engine = await ctx.engine();
   let result: EvaluationResult;
+  let now: Date;
   try {
-    const plan = await readPlan(body.chunks, { description: 'the request body' });
-    result = toEvaluationResult(
-      pkg.packageId,
-      params.minSeverity,
-      engine.evaluatePlan(ctx.policyData(pkg.revision, pkg.design), plan),
-    );
+    const [plan, data] = await Promise.all([
+      readPlan(body.chunks, { description: 'the request body' }),
+      decisionPolicyData(ctx, pkg),
+    ]);
+    // Decision time: the moment the plan has been read; plan acknowledgements hold while now < expires_at.
+    now = new Date();
+    result = toEvaluationResult(pkg.packageId, params.minSeverity, engine.evaluatePlan(data, plan, { now }));
   } catch (error) {
     if (body.exceeded()) throw payloadTooLarge(ctx.config.maxBody);
     throw invalidInput(error, 'invalid_plan', 'a Terraform plan in JSON (terraform show -json <planfile>)');
   }
+  const expired = (result.expired_acknowledgements ?? []).map((a) => a.finding_id);
+  await ctx.store.planAcknowledgements.auditExpired(pkg, expired, now.toISOString());
   await ctx.store.audit.append(
     packageEntry(principal, pkg, 'plan_evaluated', {
       decision: result.decision,
@@ -53,18 +58,34 @@ export async function evaluatePlanUpload(
       fail_status: params.failStatus,
       findings: result.findings.map((f) => f.id),
       resource_changes: result.counts.resource_changes,
+      ...acknowledgementDetails(result),
     }),
   );
   return { status: result.decision === 'block' && params.failStatus ? 409 : 200, result };
+}
+
+/** Which findings plan acknowledgements let through, and which acknowledgements had expired. */
+function acknowledgementDetails(result: EvaluationResult): Record<string, string[]> {
+  const acknowledged = result.findings.filter((f) => f.acknowledgement).map((f) => f.id);
+  const expired = (result.expired_acknowledgements ?? []).map((a) => a.finding_id);
+  return {
+    ...(acknowledged.length > 0 ? { acknowledged } : {}),
+    ...(expired.length > 0 ? { expired_acknowledgements: expired } : {}),
+  };
 }
 
 export function evaluationBlockedError(result: EvaluationResult): ServiceError {
   return new ServiceError(
     409,
     'evaluation_blocked',
-    `the plan has ${result.findings.length} ${result.findings.length === 1 ? 'finding' : 'findings'} at or above ${result.min_severity} against the approved design of "${result.package_id}"; do not apply it`,
+    `the plan has ${blockingCount(result)} ${blockingCount(result) === 1 ? 'finding' : 'findings'} not acknowledged at or above ${result.min_severity} against the approved design of "${result.package_id}"; do not apply it`,
     { body: { ...result } },
   );
+}
+
+function blockingCount(result: EvaluationResult): number {
+  return result.findings.filter((f) => !f.acknowledgement && severityAtLeast(f.severity, result.min_severity))
+    .length;
 }
 
 export async function pushObservedState(

@@ -5,6 +5,7 @@ import type { Principal } from '../types.js';
 import type { ServiceContext } from './context.js';
 import { runDriftCheck } from './drift.js';
 import { ServiceError } from './errors.js';
+import { driftAtDecision } from './expiry.js';
 
 export interface GateParams {
   failStatus: boolean;
@@ -25,7 +26,13 @@ export async function gate(
     checkedAt = (await runDriftCheck(ctx, pkg, params.refresh ? 'refresh' : 'gate')).checkedAt;
     refreshed = true;
   }
-  const findings = await ctx.store.findings.unresolved(pkg);
+  // Decision time: an acknowledgement whose expiry has passed no longer holds, and its finding blocks.
+  const now = new Date();
+  const { findings, expired, newlyExpired } = driftAtDecision(
+    await ctx.store.findings.unresolved(pkg),
+    now.getTime(),
+  );
+  await ctx.store.findings.expire(pkg, newlyExpired, now.toISOString());
   const blocking: DriftFinding[] = [];
   const acknowledged: DriftFinding[] = [];
   let open = 0;
@@ -45,6 +52,7 @@ export async function gate(
     blocking,
     acknowledged,
     counts: { open, acknowledged: acknowledged.length, blocking: blocking.length },
+    ...(expired.length > 0 ? { expired_acknowledgements: expired } : {}),
   };
   await ctx.store.audit.append(
     packageEntry(principal, pkg, 'gate_decided', {
@@ -55,6 +63,7 @@ export async function gate(
       drift_checked_at: checkedAt,
       blocking: blocking.map((f) => f.id),
       acknowledged: acknowledged.map((f) => f.id),
+      ...(expired.length > 0 ? { expired_acknowledgements: expired.map((a) => a.finding_id) } : {}),
     }),
   );
   return { status: result.decision === 'block' && params.failStatus ? 409 : 200, result };

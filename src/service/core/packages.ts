@@ -2,11 +2,13 @@
 import { parseDesign } from '../../design/index.js';
 import { isTfgateError } from '../../errors/index.js';
 import type { DriftFinding, FindingStatus } from '../../model/index.js';
+import { pastExpiryProblem } from '../../schemas/expiry.js';
 import type { AuditRecord, PackageRecord } from '../store/index.js';
 import type { Principal } from '../types.js';
 import { canonicalJson, sha256Hex } from './canonical.js';
 import type { ServiceContext } from './context.js';
 import { ServiceError } from './errors.js';
+import { driftAtDecision } from './expiry.js';
 import { refuseUnstorableText } from './storable-text.js';
 
 export interface PackageView {
@@ -87,12 +89,14 @@ export async function approvePackage(
   return packageView(await ctx.store.packages.approve(principal, pkg, revision));
 }
 
-export function listFindings(
+/** The findings with their status now: an acknowledged finding whose acknowledgement expired is listed open. */
+export async function listFindings(
   ctx: ServiceContext,
   pkg: PackageRecord,
   status?: FindingStatus,
 ): Promise<DriftFinding[]> {
-  return ctx.store.findings.list(pkg, status);
+  const { findings } = driftAtDecision(await ctx.store.findings.list(pkg), Date.now());
+  return status === undefined ? findings : findings.filter((f) => f.status === status);
 }
 
 export async function acknowledgeFinding(
@@ -100,9 +104,19 @@ export async function acknowledgeFinding(
   principal: Principal,
   pkg: PackageRecord,
   findingId: string,
-  reason: string,
+  request: { reason: string; expires_at?: string | undefined },
 ): Promise<DriftFinding> {
-  return ctx.store.findings.acknowledge(principal, pkg, findingId, reason);
+  const expiresAt = refusePastExpiry(request.expires_at);
+  return ctx.store.findings.acknowledge(principal, pkg, findingId, request.reason, expiresAt);
+}
+
+/** The expiry to store (null for none); one already past is refused, 400 invalid_parameter. */
+export function refusePastExpiry(expiresAt: string | undefined): string | null {
+  if (expiresAt === undefined) return null;
+  const problem = pastExpiryProblem(expiresAt, Date.now());
+  if (problem)
+    throw new ServiceError(400, 'invalid_parameter', problem, { details: { path: ['expires_at'] } });
+  return expiresAt;
 }
 
 export function listAudit(

@@ -10,6 +10,7 @@ import { gate, gateBlockedError } from '../core/gate.js';
 import * as packages from '../core/packages.js';
 import { GATE_MIN_PLAN } from '../types.js';
 import { BOOLEAN_VALUES, defineRoute, type QueryParam, type Reply, type Route } from './router.js';
+import { PLAN_ACKNOWLEDGEMENT_ROUTES } from './routes-plan-acknowledgements.js';
 import { RUN_TASK_ROUTES } from './routes-run-task.js';
 import * as s from './schemas.js';
 
@@ -284,7 +285,7 @@ export const ROUTES: readonly Route[] = [
     path: `${PKG}/findings/{finding_id}/acknowledge`,
     operationId: 'acknowledgeFinding',
     summary:
-      'Acknowledge a drift finding, with a reason; recorded for audit. Acknowledged findings never block.',
+      'Acknowledge a drift finding, with a reason and an optional expiry; recorded for audit. Acknowledged findings never block until the acknowledgement expires.',
     tag: 'management',
     access: writePackage,
     body: { kind: 'json', schema: s.acknowledgeRequestSchema },
@@ -294,7 +295,7 @@ export const ROUTES: readonly Route[] = [
       { status: 409, codes: ['finding_resolved'] },
     ],
     handler: async ({ ctx, principal, pkg, params, body }) =>
-      json(200, await packages.acknowledgeFinding(ctx, principal, pkg, params.finding_id, body.reason)),
+      json(200, await packages.acknowledgeFinding(ctx, principal, pkg, params.finding_id, body)),
   }),
   defineRoute({
     method: 'GET',
@@ -383,4 +384,5 @@ export const ROUTES: readonly Route[] = [
     },
   }),
   ...RUN_TASK_ROUTES,
+  ...PLAN_ACKNOWLEDGEMENT_ROUTES,
 ];

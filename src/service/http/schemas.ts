@@ -3,11 +3,14 @@
 // client reads too, live in src/schemas/contract.ts.
 import { z } from 'zod';
 import { PACKAGE_ID_PATTERN } from '../../design/index.js';
+import { PLAN_RULES } from '../../model/index.js';
 import {
+  acknowledgementSchema,
   createdApiKeySchema as contractCreatedApiKeySchema,
   driftFindingSchema,
   timestampSchema as timestamp,
 } from '../../schemas/contract.js';
+import { expiresAtSchema } from '../../schemas/expiry.js';
 import { auditRecordSchema } from '../../schemas/management.js';
 
 export { apiKeyListSchema } from '../../schemas/management.js';
@@ -43,10 +46,56 @@ export const approveRequestSchema = z
   .object({ revision: z.string().optional().describe('approve only if this is still the current revision') })
   .strict();
 
+const reasonSchema = z
+  .string('reason is required: say why this finding may be accepted')
+  .trim()
+  .min(1, 'reason is required: say why this finding may be accepted');
+
 export const acknowledgeRequestSchema = z
-  .object({ reason: z.string().trim().min(1, 'reason is required: say why this finding may be accepted') })
+  .object({
+    reason: reasonSchema,
+    expires_at: expiresAtSchema
+      .optional()
+      .describe(
+        'RFC 3339; from then on the acknowledgement no longer holds and the finding blocks again. Must be in the future.',
+      ),
+  })
   .strict()
   .meta({ id: 'AcknowledgeRequest' });
+
+/** A Terraform resource address as plan findings name it: no pattern, `*` is only a character. */
+const PLAN_ADDRESS =
+  /^(?:module\.[A-Za-z_][A-Za-z0-9_-]*(?:\[(?:[0-9]+|"(?:[^"\\]|\\.)*")\])?\.)*[A-Za-z_][A-Za-z0-9_-]*\.[A-Za-z_][A-Za-z0-9_-]*(?:\[(?:[0-9]+|"(?:[^"\\]|\\.)*")\])?$/;
+
+export const planAcknowledgementRequestSchema = z
+  .object({
+    rule: z.enum(PLAN_RULES, `rule must be one of ${PLAN_RULES.join(', ')}`),
+    address: z
+      .string('address is required: the resource address the finding names')
+      .max(4096)
+      .regex(
+        PLAN_ADDRESS,
+        'address must be one resource address as the finding names it, such as aws_db_instance.ledger or module.db.aws_db_instance.main[0]',
+      )
+      .describe('the exact resource address; an acknowledgement never covers another address'),
+    reason: reasonSchema,
+    expires_at: acknowledgeRequestSchema.shape.expires_at,
+  })
+  .strict()
+  .meta({ id: 'PlanAcknowledgementRequest' });
+
+export const planAcknowledgementSchema = acknowledgementSchema
+  .extend({
+    finding_id: z.string().describe('the stable id of the finding it waives (package, rule, address)'),
+    rule: z.enum(PLAN_RULES),
+    address: z.string(),
+  })
+  .meta({ id: 'PlanAcknowledgement' });
+
+export const planAcknowledgementListSchema = z.object({
+  package_id: z.string(),
+  plan_acknowledgements: z.array(planAcknowledgementSchema),
+});
 
 export const findingsListSchema = z.object({ package_id: z.string(), findings: z.array(driftFindingSchema) });
 

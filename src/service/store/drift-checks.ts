@@ -79,7 +79,7 @@ export class DriftCheckRepository {
           reopened++;
           await tx.query(
             `UPDATE findings SET rule = $3, severity = $4, address = $5, type = $6, kind = $7, capability = $8, message = $9,
-               status = 'open', last_seen_at = $10, resolved_at = NULL, ack_by = NULL, ack_account = NULL, ack_at = NULL, ack_reason = NULL
+               status = 'open', last_seen_at = $10, resolved_at = NULL, ack_by = NULL, ack_account = NULL, ack_at = NULL, ack_reason = NULL, ack_expires_at = NULL
              WHERE package_pk = $1 AND id = $2`,
             values,
           );

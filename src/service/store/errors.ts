@@ -8,7 +8,8 @@ export type StoreErrorSubject =
   | { code: 'finding_not_found'; packageId: string; findingId: string }
   | { code: 'account_exists'; account: string }
   | { code: 'revision_mismatch'; current: string; requested: string }
-  | { code: 'finding_resolved'; findingId: string };
+  | { code: 'finding_resolved'; findingId: string }
+  | { code: 'plan_acknowledgement_not_found'; packageId: string; findingId: string };
 
 export abstract class StoreError extends TfgateError {
   constructor(

@@ -42,6 +42,7 @@ export class FindingRepository {
     pkg: PackageRecord,
     findingId: string,
     reason: string,
+    expiresAt: string | null = null,
   ): Promise<DriftFinding> {
     return writeState(this.db, this.caches, async (tx) => {
       const { rows } = await tx.query<FindingRow>(
@@ -62,15 +63,16 @@ export class FindingRepository {
         );
       }
       const { rows: ackRows } = await tx.query<{ at: unknown }>(
-        `INSERT INTO acknowledgements (package_pk, finding_id, account, key_id, key_name, reason)
-         VALUES ($1, $2, $3, $4, $5, $6) RETURNING at`,
-        [pkg.pk, findingId, principal.account, principal.keyId, principal.keyName, reason],
+        `INSERT INTO acknowledgements (package_pk, finding_id, account, key_id, key_name, reason, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING at`,
+        [pkg.pk, findingId, principal.account, principal.keyId, principal.keyName, reason, expiresAt],
       );
       const at = ackRows[0]!.at;
       const { rows: updated } = await tx.query<FindingRow>(
-        `UPDATE findings SET status = 'acknowledged', ack_by = $3, ack_account = $4, ack_at = $5, ack_reason = $6
+        `UPDATE findings SET status = 'acknowledged', ack_by = $3, ack_account = $4, ack_at = $5, ack_reason = $6,
+           ack_expires_at = $7
           WHERE package_pk = $1 AND id = $2 RETURNING ${FINDING_COLUMNS}`,
-        [pkg.pk, findingId, principal.keyName, principal.account, iso(at), reason],
+        [pkg.pk, findingId, principal.keyName, principal.account, iso(at), reason, expiresAt],
       );
       await insertAudit(tx, [
         packageEntry(principal, pkg, 'finding_acknowledged', {
@@ -79,9 +81,54 @@ export class FindingRepository {
           severity: finding.severity,
           address: finding.address,
           reason,
+          ...(expiresAt === null ? {} : { expires_at: expiresAt }),
         }),
       ]);
       return toFinding(updated[0]!);
+    });
+  }
+
+  /**
+   * Opens again the acknowledged findings among `findingIds` whose acknowledgement had expired at `now`, and
+   * writes one `acknowledgement_expired` audit row for each, naming who acknowledged it (key and account).
+   * The expired acknowledgement stays on the finding. Only the first caller to see an expiry changes the row,
+   * so two instances never audit one expiry twice. Returns the ids it opened.
+   */
+  expire(pkg: PackageRecord, findingIds: string[], now: string): Promise<string[]> {
+    if (findingIds.length === 0) return Promise.resolve([]);
+    return writeState(this.db, this.caches, async (tx) => {
+      const { rows } = await tx.query<FindingRow>(
+        `UPDATE findings SET status = 'open'
+          WHERE package_pk = $1 AND id = ANY($2::text[]) AND status = 'acknowledged' AND ack_expires_at <= $3
+          RETURNING ${FINDING_COLUMNS}`,
+        [pkg.pk, findingIds, now],
+      );
+      if (rows.length > 0) {
+        await insertAudit(
+          tx,
+          rows.map((row) => ({
+            event: 'acknowledgement_expired',
+            account: pkg.account,
+            packagePk: pkg.pk,
+            packageId: pkg.packageId,
+            keyName: row.ack_by,
+            details: {
+              finding_id: row.id,
+              rule: row.rule,
+              severity: row.severity,
+              address: row.address,
+              reason: row.ack_reason,
+              acknowledged_by: row.ack_by,
+              acknowledged_account: row.ack_account,
+              acknowledged_at: iso(row.ack_at),
+              expires_at: iso(row.ack_expires_at),
+              observed_at: now,
+              kind: 'drift',
+            },
+          })),
+        );
+      }
+      return rows.map((row) => row.id);
     });
   }
 }

@@ -122,6 +122,33 @@ CREATE TABLE settings (
 `,
   },
   {
+    version: 2,
+    name: 'acknowledgements that expire; plan acknowledgements',
+    sql: `
+ALTER TABLE findings ADD COLUMN ack_expires_at timestamptz;
+ALTER TABLE acknowledgements ADD COLUMN expires_at timestamptz;
+CREATE TABLE plan_acknowledgements (
+  id bigserial PRIMARY KEY,
+  package_pk integer NOT NULL REFERENCES packages(pk),
+  finding_id text NOT NULL,
+  rule text NOT NULL,
+  address text NOT NULL,
+  reason text NOT NULL,
+  expires_at timestamptz,
+  account text NOT NULL,
+  key_id text NOT NULL,
+  key_name text NOT NULL,
+  at timestamptz NOT NULL DEFAULT now(),
+  expiry_audited_at timestamptz,
+  revoked_at timestamptz,
+  revoked_by text,
+  revoked_account text
+);
+CREATE UNIQUE INDEX plan_acknowledgements_active ON plan_acknowledgements (package_pk, finding_id)
+  WHERE revoked_at IS NULL;
+`,
+  },
+  {
     version: 5,
     name: 'run tasks (HCP Terraform / Terraform Enterprise)',
     sql: `

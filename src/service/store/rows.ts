@@ -96,7 +96,7 @@ export function toKey(row: KeyRow): KeyRecord {
 }
 
 export const FINDING_COLUMNS =
-  'id, rule, severity, address, type, kind, capability, message, status, first_seen_at, last_seen_at, resolved_at, ack_by, ack_account, ack_at, ack_reason';
+  'id, rule, severity, address, type, kind, capability, message, status, first_seen_at, last_seen_at, resolved_at, ack_by, ack_account, ack_at, ack_reason, ack_expires_at';
 
 export type FindingRow = {
   id: string;
@@ -115,6 +115,7 @@ export type FindingRow = {
   ack_account: string | null;
   ack_at: unknown;
   ack_reason: string | null;
+  ack_expires_at: unknown;
 };
 
 export function toFinding(row: FindingRow): DriftFinding {
@@ -132,13 +133,18 @@ export function toFinding(row: FindingRow): DriftFinding {
   if (row.kind !== null) finding.kind = row.kind;
   if (row.capability !== null) finding.capability = row.capability;
   if (row.resolved_at != null) finding.resolved_at = iso(row.resolved_at);
-  if (row.status === 'acknowledged' && row.ack_by !== null) {
+  // An open finding keeps an acknowledgement only when it expired: the record of what no longer holds.
+  if (
+    row.ack_by !== null &&
+    (row.status === 'acknowledged' || (row.status === 'open' && row.ack_expires_at != null))
+  ) {
     finding.acknowledgement = {
       by: row.ack_by,
       account: row.ack_account ?? '',
       at: iso(row.ack_at),
       reason: row.ack_reason ?? '',
     };
+    if (row.ack_expires_at != null) finding.acknowledgement.expires_at = iso(row.ack_expires_at);
   }
   return finding;
 }

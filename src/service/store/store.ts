@@ -10,6 +10,7 @@ import { FindingRepository } from './findings.js';
 import { migrate } from './migrations.js';
 import { ObservedStateRepository } from './observed-state.js';
 import { PackageRepository } from './packages.js';
+import { PlanAcknowledgementRepository } from './plan-acknowledgements.js';
 import { RunTaskRepository } from './run-tasks.js';
 import { SettingsRepository } from './settings.js';
 import type { SqlClient } from './sql.js';
@@ -21,6 +22,7 @@ export class Store {
   readonly packages: PackageRepository;
   readonly observedState: ObservedStateRepository;
   readonly findings: FindingRepository;
+  readonly planAcknowledgements: PlanAcknowledgementRepository;
   readonly driftChecks: DriftCheckRepository;
   readonly bundles: BundleRepository;
   readonly settings: SettingsRepository;
@@ -34,6 +36,7 @@ export class Store {
     this.apiKeys = new ApiKeyRepository(db, this.caches, this.packages);
     this.observedState = new ObservedStateRepository(db);
     this.findings = new FindingRepository(db, this.caches);
+    this.planAcknowledgements = new PlanAcknowledgementRepository(db);
     this.driftChecks = new DriftCheckRepository(db, this.caches);
     this.bundles = new BundleRepository(db);
     this.settings = new SettingsRepository(db);
