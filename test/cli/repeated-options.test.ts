@@ -82,8 +82,6 @@ it('covers every command', () => {
       'findings revoke',
       'audit',
       'plan',
-      'run-task configure',
-      'run-task show',
       'serve',
       'state push',
     ].sort(),

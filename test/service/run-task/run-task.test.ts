@@ -178,6 +178,34 @@ describe('decisions', () => {
     expectDocumented(payload);
   });
 
+  it('lets plan acknowledgements through, as POST evaluate does: passed, each outcome "Acknowledged"', async () => {
+    await createApprovedPackage(service, design('waived'));
+    const put = await api<{ url: string }>(service, 'PUT', `${CONFORMANCE}/packages/waived/run-task`, {
+      body: { hmac_key: KEY, min_severity: 'high' },
+    });
+    for (const [rule, address] of [
+      ['capability_dependency_destroyed', 'aws_db_instance.ledger'],
+      ['unsanctioned_creation', 'aws_sqs_queue.extra'],
+    ]) {
+      const ack = await api(service, 'POST', `${CONFORMANCE}/packages/waived/plan-acknowledgements`, {
+        body: { rule, address, reason: 'migration PAY-142' },
+      });
+      expect(ack.status, ack.text).toBe(201);
+    }
+    const payload = hcp.payload();
+    hcp.plans.set(planIdOf(payload), PLAN_BLOCKED);
+    expect((await sendRunTask(put.body.url, payload, KEY)).status).toBe(200);
+    const result = await finalResult(payload);
+    expect(result.body.data.attributes.status).toBe('passed');
+    const outcomes = result.body.data.relationships!.outcomes.data;
+    expect(outcomes.map((o) => o.attributes.tags!.Status)).toEqual([
+      [{ label: 'Acknowledged', level: 'info' }],
+      [{ label: 'Acknowledged', level: 'info' }],
+    ]);
+    expect(outcomes[0]!.attributes.body).toContain('migration PAY-142');
+    expectDocumented(payload);
+  });
+
   it('fails with the reason when there is no decision: unreadable plan', async () => {
     const payload = hcp.payload();
     hcp.plans.set(planIdOf(payload), '{"format_version": "1.2", "resource_changes": [');

@@ -15,6 +15,7 @@ import { toEvaluationResult } from '../../../policy/index.js';
 import { describeRule } from '../../../report/rules.js';
 import type { PackageRecord } from '../../store/index.js';
 import type { ServiceContext } from '../context.js';
+import { decisionPolicyData } from '../plan-acknowledgements.js';
 import type { RunTaskRequest, TagLevel, TaskResultOutcome } from './protocol.js';
 
 export interface RunTaskDecision {
@@ -114,7 +115,8 @@ function severityLevel(severity: Severity): TagLevel {
 
 /** One finding as HCP Terraform shows it: rule, address, kind, Severity and Status tags, the fix as the body. */
 export function findingOutcome(finding: EvalFinding, minSeverity: Severity): TaskResultOutcome {
-  const blocking = severityAtLeast(finding.severity, minSeverity);
+  const acknowledgement = finding.acknowledgement;
+  const blocking = !acknowledgement && severityAtLeast(finding.severity, minSeverity);
   const rule = describeRule(finding.rule);
   const body = [
     `**${rule.title}**`,
@@ -126,6 +128,11 @@ export function findingOutcome(finding: EvalFinding, minSeverity: Severity): Tas
     `- Kind: ${finding.kind}`,
     `- Actions: ${finding.actions.join(', ')}`,
     ...(finding.capability ? [`- Capability: ${finding.capability}`] : []),
+    ...(acknowledgement
+      ? [
+          `- Acknowledged by ${acknowledgement.by} at ${acknowledgement.at}${acknowledgement.expires_at ? `, until ${acknowledgement.expires_at}` : ''}: ${acknowledgement.reason}`,
+        ]
+      : []),
     // A remote run's plan JSON carries no file or line: the address is the location tfgate knows.
     '',
     `**How to fix:** ${rule.remediation}`,
@@ -138,9 +145,11 @@ export function findingOutcome(finding: EvalFinding, minSeverity: Severity): Tas
       body,
       tags: {
         Severity: [{ label: capitalised(finding.severity), level: severityLevel(finding.severity) }],
-        Status: blocking
-          ? [{ label: 'Blocking', level: 'error' }]
-          : [{ label: `Below ${minSeverity}`, level: 'info' }],
+        Status: acknowledgement
+          ? [{ label: 'Acknowledged', level: 'info' }]
+          : blocking
+            ? [{ label: 'Blocking', level: 'error' }]
+            : [{ label: `Below ${minSeverity}`, level: 'info' }],
         Rule: [{ label: finding.rule }],
         Kind: [{ label: finding.kind }],
       },
@@ -156,7 +165,11 @@ function notApproved(pkg: PackageRecord): string | undefined {
 }
 
 function judged(result: EvaluationResult, pkg: PackageRecord): RunTaskDecision {
-  const blocking = result.findings.filter((f) => severityAtLeast(f.severity, result.min_severity));
+  const blocking = result.findings.filter(
+    (f) => !f.acknowledgement && severityAtLeast(f.severity, result.min_severity),
+  );
+  const acknowledged = result.findings.filter((f) => f.acknowledgement).map((f) => f.id);
+  const expired = (result.expired_acknowledgements ?? []).map((a) => a.finding_id);
   const shown = result.findings.slice(0, MAX_OUTCOMES);
   const more =
     result.findings.length > shown.length
@@ -175,6 +188,8 @@ function judged(result: EvaluationResult, pkg: PackageRecord): RunTaskDecision {
       revision: pkg.revision,
       findings: result.findings.map((f) => f.id),
       resource_changes: result.counts.resource_changes,
+      ...(acknowledged.length > 0 ? { acknowledged } : {}),
+      ...(expired.length > 0 ? { expired_acknowledgements: expired } : {}),
     },
   };
 }
@@ -230,6 +245,7 @@ async function decideStage(
   if (!request.plan_json_api_url) return noDecision('the request carries no plan_json_api_url');
   const engine = await ctx.engine();
   let result: EvaluationResult;
+  let now: Date;
   try {
     const plan = await readPlan(
       fetchPlan(
@@ -240,16 +256,18 @@ async function decideStage(
       ),
       { description: 'the plan JSON from HCP Terraform' },
     );
-    result = toEvaluationResult(
-      pkg.packageId,
-      minSeverity,
-      engine.evaluatePlan(ctx.policyData(pkg.revision, pkg.design), plan),
-    );
+    // The same data as POST evaluate: the approved design and the package's plan acknowledgements, judged
+    // at the moment the plan has been read.
+    const data = await decisionPolicyData(ctx, pkg);
+    now = new Date();
+    result = toEvaluationResult(pkg.packageId, minSeverity, engine.evaluatePlan(data, plan, { now }));
   } catch (error) {
     if (error instanceof NoDecision) return noDecision(error.message);
     if (isTfgateError(error)) return noDecision(`the plan JSON is not readable: ${error.message}`);
     if (error instanceof SyntaxError) return noDecision(`the plan JSON is not readable: ${error.message}`);
     throw error;
   }
+  const expired = (result.expired_acknowledgements ?? []).map((a) => a.finding_id);
+  await ctx.store.planAcknowledgements.auditExpired(pkg, expired, now.toISOString());
   return judged(result, pkg);
 }
