@@ -122,6 +122,24 @@ CREATE TABLE settings (
 `,
   },
   {
+    version: 4,
+    name: 'design revisions',
+    // Every pushed design is kept, so a proposed revision can be shown against the approved one. Existing
+    // packages keep their current design; an approved design that a newer push replaced was never stored.
+    sql: `
+CREATE TABLE design_revisions (
+  package_pk integer NOT NULL REFERENCES packages(pk),
+  revision text NOT NULL,
+  design jsonb NOT NULL,
+  pushed_at timestamptz NOT NULL DEFAULT now(),
+  pushed_by text,
+  PRIMARY KEY (package_pk, revision)
+);
+INSERT INTO design_revisions (package_pk, revision, design, pushed_at)
+  SELECT pk, revision, design, updated_at FROM packages;
+`,
+  },
+  {
     version: 5,
     name: 'run tasks (HCP Terraform / Terraform Enterprise)',
     sql: `

@@ -5,6 +5,7 @@ import { ApiKeyRepository } from './api-keys.js';
 import { AuditLog } from './audit.js';
 import { BundleRepository } from './bundles.js';
 import { createCaches, type StoreCaches } from './caches.js';
+import { DesignRevisionRepository } from './design-revisions.js';
 import { DriftCheckRepository } from './drift-checks.js';
 import { FindingRepository } from './findings.js';
 import { migrate } from './migrations.js';
@@ -26,6 +27,7 @@ export class Store {
   readonly settings: SettingsRepository;
   readonly runTasks: RunTaskRepository;
   readonly audit: AuditLog;
+  readonly designRevisions: DesignRevisionRepository;
 
   constructor(readonly db: SqlClient) {
     this.caches = createCaches(db.kind);
@@ -39,6 +41,7 @@ export class Store {
     this.settings = new SettingsRepository(db);
     this.runTasks = new RunTaskRepository(db);
     this.audit = new AuditLog(db);
+    this.designRevisions = new DesignRevisionRepository(db);
   }
 
   get kind(): SqlClient['kind'] {
