@@ -169,6 +169,21 @@ CREATE TABLE run_tasks (
 CREATE INDEX run_tasks_pending ON run_tasks (lease_until) WHERE status = 'pending';
 `,
   },
+  {
+    version: 6,
+    name: 'dashboard sessions',
+    // A dashboard sign-in: the cookie's hash, the key it acts as (a revoked key ends it) and its CSRF token.
+    sql: `
+CREATE TABLE ui_sessions (
+  token_hash text PRIMARY KEY,
+  key_id text NOT NULL REFERENCES api_keys(id),
+  csrf_token text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  expires_at timestamptz NOT NULL
+);
+CREATE INDEX ui_sessions_expiry ON ui_sessions (expires_at);
+`,
+  },
 ];
 
 // Any fixed number: serialises migrations when several instances start at once on one PostgreSQL.
