@@ -12,7 +12,11 @@ export interface UiClient {
   cookie: string | undefined;
   get(path: string): Promise<UiResponse>;
   /** Posts a form; the session's CSRF token is added unless `csrf` is given (null: none). */
-  post(path: string, fields: Record<string, string | string[]>, options?: { csrf?: string | null }): Promise<UiResponse>;
+  post(
+    path: string,
+    fields: Record<string, string | string[]>,
+    options?: { csrf?: string | null },
+  ): Promise<UiResponse>;
   /** The CSRF token found in the last page read. */
   csrf: string | undefined;
 }
