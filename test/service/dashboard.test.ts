@@ -206,3 +206,19 @@ describe('dashboard sessions on PostgreSQL across instances', () => {
     expect((await elsewhere.get('/ui/packages')).headers.get('location')).toBe('/ui/login');
   });
 });
+
+describe('dashboard rate limit', () => {
+  it("a session counts against its key's per-key rate limit, as API calls do", async () => {
+    const limited = await startService({ env: { TFGATE_RATE_LIMIT: '0.5', TFGATE_RATE_BURST: '2' } });
+    try {
+      const ui = await signInUi(limited, limited.apiKey); // one page read after sign-in
+      await ui.get('/ui/packages');
+      const refused = await ui.get('/ui/packages');
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(refused.text).toContain('too many requests for this API key');
+    } finally {
+      await limited.stop();
+    }
+  });
+});

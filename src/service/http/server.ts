@@ -242,7 +242,9 @@ export function createServiceServer(ctx: ServiceContext, version: string): Servi
       // rather than throw out of the request handler (which took the whole process down).
       const url = requestUrl(req.url);
       log.path = url.pathname;
-      reply = isUiPath(url.pathname) ? await handleUi(ctx, req, url) : await dispatch(req, url, log);
+      reply = isUiPath(url.pathname)
+        ? await handleUi(ctx, req, url, (keyId) => limiter.take(keyId))
+        : await dispatch(req, url, log);
     } catch (error) {
       reply = errorReply(error, log);
       if (reply.status >= 500)

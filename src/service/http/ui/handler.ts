@@ -378,7 +378,13 @@ async function login(ctx: ServiceContext, req: IncomingMessage): Promise<Reply> 
 }
 
 /** Answers every request under /ui: always HTML (or the stylesheet), never the API's JSON errors. */
-export async function handleUi(ctx: ServiceContext, req: IncomingMessage, url: URL): Promise<Reply> {
+export async function handleUi(
+  ctx: ServiceContext,
+  req: IncomingMessage,
+  url: URL,
+  /** The API's per-key rate limit: seconds to wait, or 0. A session counts against its key's budget. */
+  rateLimit: (keyId: string) => number = () => 0,
+): Promise<Reply> {
   let session: UiSession | null = null;
   try {
     const method = req.method ?? 'GET';
@@ -407,6 +413,17 @@ export async function handleUi(ctx: ServiceContext, req: IncomingMessage, url: U
         throw new ServiceError(401, 'session_required', 'your session has ended; sign in again');
       return redirect('/ui/login');
     }
+    const wait = rateLimit(session.principal.keyId);
+    if (wait > 0) {
+      throw new ServiceError(
+        429,
+        'rate_limited',
+        `too many requests for this API key; retry after ${wait} s`,
+        {
+          headers: { 'Retry-After': String(wait) },
+        },
+      );
+    }
     if (path === '/ui' || path === '/ui/') return redirect('/ui/packages');
     for (const route of PAGE_ROUTES) {
       const m = route.pattern.exec(path);
@@ -417,6 +434,6 @@ export async function handleUi(ctx: ServiceContext, req: IncomingMessage, url: U
   } catch (thrown) {
     const error = thrown instanceof StoreError ? storeErrorReply(thrown) : thrown;
     if (!(error instanceof ServiceError)) throw thrown;
-    return page(error.status, pages.errorPage(session, error.status, error.message));
+    return page(error.status, pages.errorPage(session, error.status, error.message), error.headers);
   }
 }
