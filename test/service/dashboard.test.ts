@@ -165,6 +165,23 @@ describe.each(['embedded', 'postgres'])('dashboard (%s store)', (store) => {
     expect((await ui.get('/ui/packages')).text).not.toContain(`ro-${store}`);
   });
 
+  it('an admin creates a key on the keys page: shown once, never cached, and it works', async () => {
+    const ui = await signInUi(svc(), svc().apiKey);
+    const created = await ui.post('/ui/keys?account=default', {
+      name: `made-in-ui-${store}`,
+      scopes: ['compliance:read'],
+    });
+    expect(created.status).toBe(201);
+    expect(created.headers.get('cache-control')).toBe('no-store');
+    const key = /<pre>(tfg_[A-Za-z0-9_-]+)<\/pre>/.exec(created.text)![1]!;
+    expect((await api(svc(), 'GET', `${CONFORMANCE}/packages/ro-${store}`, { key })).status).toBe(200);
+    // The listing afterwards shows its name and id, never the key.
+    const listing = await ui.get('/ui/keys');
+    expect(listing.text).toContain(`made-in-ui-${store}`);
+    expect(listing.text).not.toContain(key);
+    expect((await ui.post('/ui/keys', { name: '', scopes: 'compliance:read' })).status).toBe(400);
+  });
+
   it('revoking the key ends its session at once', async () => {
     const key = await createAccountKey(svc(), 'default', 'enterprise', ['compliance:read'], `short-${store}`);
     const ui = await signInUi(svc(), key.key);
