@@ -3,22 +3,24 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIGRATIONS, migrate } from '../../src/service/store/migrations.js';
 import { openEmbedded } from '../../src/service/store/pglite.js';
+import { signInUi } from '../helpers/dashboard.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { api, CONFORMANCE, createAccountKey, startService, type TestService } from '../helpers/service.js';
 import { design } from './fixtures.js';
 
 let postgres: TestPostgres;
+let databaseUrl: string;
 const services: Record<string, TestService> = {};
 
 beforeAll(async () => {
   postgres = await startPostgres();
   services.embedded = await startService();
-  services.postgres = await startService({
-    env: { TFGATE_DATABASE_URL: postgres.createDatabase('tfgate_revisions') },
-  });
+  databaseUrl = postgres.createDatabase('tfgate_revisions');
+  services.postgres = await startService({ env: { TFGATE_DATABASE_URL: databaseUrl } });
 }, 120_000);
 afterAll(async () => {
   await Promise.all(Object.values(services).map((s) => s.stop()));
@@ -113,6 +115,57 @@ describe.each(['embedded', 'postgres'])('design revisions (%s store)', (store) =
     expect((await api(svc, 'GET', `${CONFORMANCE}/packages/rev/design`, { key: reader.key })).status).toBe(
       200,
     );
+  });
+});
+
+describe('an approved design replaced before revisions were kept (PostgreSQL)', () => {
+  it('is a plain 404 on the route, and the dashboard says so instead of a diff', async () => {
+    const svc = services.postgres!;
+    const put = (text: string) =>
+      api(svc, 'PUT', `${CONFORMANCE}/packages/lost`, {
+        body: text,
+        headers: { 'Content-Type': 'application/yaml' },
+      });
+    await put(design('lost'));
+    await api(svc, 'POST', `${CONFORMANCE}/packages/lost/approve`);
+    await put(design('lost').replace('[relational_database, generic_data]', '[relational_database]'));
+    // As a store migrated from before migration 4 holds it: the approved revision's design is absent.
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    try {
+      await client.query(
+        `DELETE FROM design_revisions r USING packages p
+          WHERE r.package_pk = p.pk AND p.package_id = 'lost' AND r.revision = p.approved_revision`,
+      );
+    } finally {
+      await client.end();
+    }
+    const missing = await api<{ error: { code: string; message: string } }>(
+      svc,
+      'GET',
+      `${CONFORMANCE}/packages/lost/design?revision=approved`,
+    );
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.message).toContain('was not kept');
+    const ui = await signInUi(svc, svc.apiKey);
+    const page = await ui.get('/ui/packages/lost');
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('was not kept');
+    expect(page.text).toContain('Approve revision');
+  });
+});
+
+describe('the OpenAPI document', () => {
+  it('covers the design route; the /ui HTML pages are not in it', async () => {
+    const doc = await api<{
+      paths: Record<string, Record<string, { operationId: string; responses: Record<string, unknown> }>>;
+    }>(services.embedded!, 'GET', `${CONFORMANCE}/openapi.json`, { key: null });
+    const route = doc.body.paths[`${CONFORMANCE}/packages/{package_id}/design`]!;
+    expect(route.get!.operationId).toBe('getDesignRevision');
+    expect(Object.keys(route.get!.responses)).toEqual(
+      expect.arrayContaining(['200', '400', '401', '403', '404']),
+    );
+    expect(Object.keys(doc.body.paths).filter((path) => path.startsWith('/ui'))).toEqual([]);
   });
 });
 
