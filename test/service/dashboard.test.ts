@@ -180,6 +180,12 @@ describe.each(['embedded', 'postgres'])('dashboard (%s store)', (store) => {
     expect(listing.text).toContain(`made-in-ui-${store}`);
     expect(listing.text).not.toContain(key);
     expect((await ui.post('/ui/keys', { name: '', scopes: 'compliance:read' })).status).toBe(400);
+    // A hostile account name never reaches the store (NUL would be the database's 500).
+    expect((await ui.get('/ui/keys?account=%00x')).status).toBe(400);
+    expect((await ui.post('/ui/keys?account=..%2Fx', { name: 'n', scopes: 'compliance:read' })).status).toBe(
+      400,
+    );
+    expect((await ui.get('/ui/keys?account=nosuch')).status).toBe(404);
   });
 
   it('revoking the key ends its session at once', async () => {

@@ -23,7 +23,7 @@ import {
 } from '../../core/ui-sessions.js';
 import { type PackageRecord, StoreError } from '../../store/index.js';
 import { decodePathParameter, parseQuery, type Reply } from '../router.js';
-import { acknowledgeRequestSchema, createApiKeySchema } from '../schemas.js';
+import { accountNameSchema, acknowledgeRequestSchema, createApiKeySchema } from '../schemas.js';
 import { storeErrorReply } from '../store-errors.js';
 import type { Html } from './html.js';
 import * as pages from './pages.js';
@@ -286,8 +286,8 @@ const PAGE_ROUTES: Array<{ method: 'GET' | 'POST'; pattern: RegExp; handler: Han
     pattern: /^\/ui\/keys$/,
     handler: async ({ ctx, session, url }) => {
       authorize({ principal: session.principal, pkg: null }, ADMIN, undefined);
-      const { account } = pageQuery({ account: { description: 'account' } }, url);
-      const listing = await admin.listApiKeys(ctx, account || session.principal.account);
+      pageQuery({ account: { description: 'account' } }, url);
+      const listing = await admin.listApiKeys(ctx, accountOf(url, session));
       return page(200, pages.keysPage(session, listing, undefined, notice(url)));
     },
   },
@@ -297,7 +297,7 @@ const PAGE_ROUTES: Array<{ method: 'GET' | 'POST'; pattern: RegExp; handler: Han
     handler: async ({ ctx, session, url, req }) => {
       const form = await formWithCsrf(req, session);
       authorize({ principal: session.principal, pkg: null }, ADMIN, undefined);
-      const account = url.searchParams.get('account') || session.principal.account;
+      const account = accountOf(url, session);
       const parsed = createApiKeySchema.safeParse({
         name: (form.get('name') ?? '').trim(),
         scopes: form.getAll('scopes'),
@@ -328,12 +328,26 @@ const PAGE_ROUTES: Array<{ method: 'GET' | 'POST'; pattern: RegExp; handler: Han
     handler: async ({ ctx, session, url, req, params }) => {
       await formWithCsrf(req, session);
       authorize({ principal: session.principal, pkg: null }, ADMIN, undefined);
+      const account = accountOf(url, session);
       await admin.revokeApiKey(ctx, session.principal, pathParameter('id', params[0]!));
-      const account = url.searchParams.get('account') || session.principal.account;
       return redirect(`/ui/keys?${new URLSearchParams({ account, done: 'revoked' })}`);
     },
   },
 ];
+
+/** The account a keys page is about: `?account=`, or the signed-in key's own. */
+function accountOf(url: URL, session: UiSession): string {
+  const account = url.searchParams.get('account') || session.principal.account;
+  if (!accountNameSchema.safeParse(account).success) {
+    throw new ServiceError(
+      400,
+      'invalid_parameter',
+      'invalid account name: a lowercase letter or digit, then up to 62 of a-z 0-9 . _ -',
+      { details: { parameter: 'account' } },
+    );
+  }
+  return account;
+}
 
 async function formWithCsrf(req: IncomingMessage, session: UiSession): Promise<URLSearchParams> {
   const form = await readForm(req);
