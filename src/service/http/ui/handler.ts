@@ -2,7 +2,6 @@
 // (core/auth.ts `authorize`) as the API. A session cookie stands for the API key it was signed in with;
 // every form carries the session's CSRF token; every answer carries a strict Content-Security-Policy.
 import type { IncomingMessage } from 'node:http';
-import type { TLSSocket } from 'node:tls';
 import { compareDesigns } from '../../../design/diff.js';
 import { type Design, designSchema } from '../../../design/index.js';
 import * as admin from '../../core/admin.js';
@@ -12,36 +11,15 @@ import { designAtRevision } from '../../core/design-revisions.js';
 import { ServiceError } from '../../core/errors.js';
 import * as packages from '../../core/packages.js';
 import { refuseUnstorableText } from '../../core/storable-text.js';
-import {
-  newToken,
-  resumeSession,
-  SESSION_TTL_MS,
-  signIn,
-  signOut,
-  tokensEqual,
-  type UiSession,
-} from '../../core/ui-sessions.js';
+import { resumeSession, signOut, type UiSession } from '../../core/ui-sessions.js';
 import { type PackageRecord, StoreError } from '../../store/index.js';
 import { decodePathParameter, parseQuery, type Reply } from '../router.js';
 import { accountNameSchema, acknowledgeRequestSchema, createApiKeySchema } from '../schemas.js';
 import { storeErrorReply } from '../store-errors.js';
-import type { Html } from './html.js';
 import * as pages from './pages.js';
+import { page, redirect, SECURITY_HEADERS } from './reply.js';
+import { cookie, cookies, formWithCsrf, login, loginForm, SESSION_COOKIE } from './sign-in.js';
 import { STYLESHEET } from './style.js';
-
-const SESSION_COOKIE = 'tfgate_session';
-const LOGIN_COOKIE = 'tfgate_login';
-const MAX_FORM_BYTES = 64 * 1024;
-
-/** No script may run, no style but our file, nothing framed, forms post only here. */
-const SECURITY_HEADERS = {
-  'Content-Security-Policy':
-    "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-  'X-Content-Type-Options': 'nosniff',
-  'X-Frame-Options': 'DENY',
-  'Referrer-Policy': 'no-referrer',
-  'Cache-Control': 'no-store',
-};
 
 export const isUiPath = (pathname: string): boolean => pathname === '/ui' || pathname.startsWith('/ui/');
 
@@ -54,51 +32,6 @@ const NOTICES: Record<string, string> = {
   acknowledged: 'The finding is acknowledged.',
   revoked: 'The key is revoked.',
 };
-
-function page(status: number, body: Html, headers: Record<string, string> = {}): Reply {
-  return {
-    status,
-    raw: { body: body.text, contentType: 'text/html; charset=utf-8' },
-    headers: { ...SECURITY_HEADERS, ...headers },
-  };
-}
-
-const redirect = (location: string, headers: Record<string, string> = {}): Reply => ({
-  status: 303,
-  headers: { ...SECURITY_HEADERS, Location: location, ...headers },
-});
-
-function cookies(req: IncomingMessage): Map<string, string> {
-  const found = new Map<string, string>();
-  for (const part of (req.headers.cookie ?? '').split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0) found.set(part.slice(0, eq).trim(), part.slice(eq + 1).trim());
-  }
-  return found;
-}
-
-/** Secure when the request came over TLS, here or at a proxy in front that says so. */
-function cookie(req: IncomingMessage, name: string, value: string, maxAgeSeconds: number): string {
-  const tls = (req.socket as TLSSocket).encrypted === true || req.headers['x-forwarded-proto'] === 'https';
-  return `${name}=${value}; Path=/ui; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${tls ? '; Secure' : ''}`;
-}
-
-/** A form body (application/x-www-form-urlencoded), at most 64 KiB. */
-async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
-  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type !== 'application/x-www-form-urlencoded') {
-    throw new ServiceError(415, 'unsupported_media_type', 'the dashboard takes HTML form posts only');
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_FORM_BYTES)
-      throw new ServiceError(413, 'payload_too_large', 'the form is larger than 64 KiB');
-    chunks.push(chunk);
-  }
-  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
-}
 
 function pathParameter(name: string, raw: string): string {
   const value = decodePathParameter(name, raw);
@@ -347,48 +280,6 @@ function accountOf(url: URL, session: UiSession): string {
     );
   }
   return account;
-}
-
-async function formWithCsrf(req: IncomingMessage, session: UiSession): Promise<URLSearchParams> {
-  const form = await readForm(req);
-  if (!tokensEqual(form.get('csrf') ?? undefined, session.csrfToken)) {
-    throw new ServiceError(
-      403,
-      'csrf_token_invalid',
-      'the form is out of date or did not come from this dashboard; reload the page and try again',
-    );
-  }
-  return form;
-}
-
-function loginForm(req: IncomingMessage, status: number, error?: string): Reply {
-  const token = newToken();
-  return page(status, pages.loginPage(token, error), { 'Set-Cookie': cookie(req, LOGIN_COOKIE, token, 600) });
-}
-
-async function login(ctx: ServiceContext, req: IncomingMessage): Promise<Reply> {
-  const form = await readForm(req);
-  // Login CSRF: the form's token must be the one this browser was given with the form (double submit).
-  const expected = cookies(req).get(LOGIN_COOKIE);
-  if (expected === undefined || !tokensEqual(form.get('csrf') ?? undefined, expected)) {
-    return loginForm(req, 403, 'The sign-in form is out of date; please try again.');
-  }
-  try {
-    const { token } = await signIn(ctx, form.get('api_key') ?? undefined);
-    return redirect('/ui/packages', {
-      // The login cookie is left to expire (10 minutes): one Set-Cookie per answer keeps the reply simple.
-      'Set-Cookie': cookie(req, SESSION_COOKIE, token, SESSION_TTL_MS / 1000),
-    });
-  } catch (error) {
-    if (error instanceof ServiceError && error.status === 401) {
-      return loginForm(
-        req,
-        401,
-        'That API key is not valid (unknown or revoked). Check it, or ask an admin for a new key.',
-      );
-    }
-    throw error;
-  }
 }
 
 /** Answers every request under /ui: always HTML (or the stylesheet), never the API's JSON errors. */
