@@ -1,6 +1,7 @@
 // The dashboard's server side, over plain HTTP on both stores: sign-in and the session cookie, CSRF, the
 // Content-Security-Policy, the API's scopes and account isolation, and sessions that work across instances
 // on one PostgreSQL and end when the key is revoked. The browser tests are in test/ui/.
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signInUi, uiClient } from '../helpers/dashboard.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
@@ -17,10 +18,11 @@ import { design, STATE_WITH_QUEUE } from './fixtures.js';
 let postgres: TestPostgres;
 const services: Record<string, TestService> = {};
 let second: TestService;
+let databaseUrl: string;
 
 beforeAll(async () => {
   postgres = await startPostgres();
-  const databaseUrl = postgres.createDatabase('tfgate_dashboard');
+  databaseUrl = postgres.createDatabase('tfgate_dashboard');
   services.embedded = await startService();
   services.postgres = await startService({ env: { TFGATE_DATABASE_URL: databaseUrl } });
   // A second instance on the same database, with the same bootstrap key (already used: no new key).
@@ -227,6 +229,25 @@ describe('dashboard sessions on PostgreSQL across instances', () => {
     expect((await elsewhere.get('/ui/packages')).status).toBe(200);
     expect((await api(one, 'DELETE', `/v1/admin/api-keys/${key.id}`)).status).toBe(204);
     expect((await elsewhere.get('/ui/packages')).headers.get('location')).toBe('/ui/login');
+  });
+});
+
+describe('dashboard session expiry', () => {
+  it('an expired session is refused on every instance, and signing in again starts a new one', async () => {
+    const ui = await signInUi(services.postgres!, services.postgres!.apiKey);
+    expect((await uiClient(second, ui.cookie).get('/ui/packages')).status).toBe(200);
+    // Eight hours later, as the store sees it.
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    try {
+      await client.query("UPDATE ui_sessions SET expires_at = now() - interval '1 second'");
+    } finally {
+      await client.end();
+    }
+    expect((await ui.get('/ui/packages')).headers.get('location')).toBe('/ui/login');
+    expect((await uiClient(second, ui.cookie).get('/ui/packages')).headers.get('location')).toBe('/ui/login');
+    const again = await signInUi(second, services.postgres!.apiKey);
+    expect((await again.get('/ui/packages')).status).toBe(200);
   });
 });
 
