@@ -6,6 +6,8 @@
 #   - OpenTofu, pinned, built the same way (cached), linked into .tools/bin as `tofu`: the wrapper's
 #     OpenTofu tests run the real one;
 #   - PostgreSQL server binaries from Debian's packages, when initdb is missing;
+#   - Chromium and chromium-driver from Debian's packages, when /usr/bin/chromium is missing: the dashboard's
+#     browser tests drive it with playwright-core (which never downloads a browser of its own);
 #   - cdktf-cli, pinned, in its own prefix under the cache (never in the repo: it would shadow the
 #     example's self-reference import of tfgate/cdktf), for the real `cdktf synth` test; likewise
 #     cdktn-cli, CDK Terrain's CLI, for the real `cdktn synth` test;
@@ -26,7 +28,7 @@
 #   - the Go test harnesses, test/atlantis (Atlantis's packages) and test/spacelift (BuildKit's Dockerfile
 #     frontend), each pinned in its go.mod: modules downloaded and test binaries built once, so Go's build
 #     cache (~/.cache/go-build) holds them and `go test` takes seconds.
-# Usage: setup-tools.sh [opa] [terraform] [tofu] [postgresql] [cdktf-cli] [cdktn-cli] [schemathesis] [node]
+# Usage: setup-tools.sh [opa] [terraform] [tofu] [postgresql] [chromium] [cdktf-cli] [cdktn-cli] [schemathesis] [node]
 #        [verdaccio] [actionlint] [conftest] [terragrunt] [gitlab-ci-local] [go-harnesses]   (no argument: all of them but
 #        conftest, which only `npm run bench` uses: the bench asks for it, so .ci/run does not build it)
 set -euo pipefail
@@ -54,7 +56,7 @@ bin="$root/.tools/bin"
 mkdir -p "$bin" "$cache"
 
 log() { printf 'setup-tools: %s\n' "$*" >&2; }
-components=" ${*:-opa terraform tofu postgresql cdktf-cli cdktn-cli schemathesis node verdaccio actionlint terragrunt gitlab-ci-local go-harnesses} "
+components=" ${*:-opa terraform tofu postgresql chromium cdktf-cli cdktn-cli schemathesis node verdaccio actionlint terragrunt gitlab-ci-local go-harnesses} "
 wants() { [[ "$components" == *" $1 "* ]]; }
 
 # One pinned Go tool built with `go install` into the cache (once per version), linked into .tools/bin.
@@ -148,6 +150,16 @@ install_postgresql() {
     (command -v service >/dev/null && service postgresql stop) >/dev/null 2>&1 || true
   fi
   log "postgresql: $(ls -d /usr/lib/postgresql/*/bin | head -1)"
+}
+
+install_chromium() {
+  if [ ! -x /usr/bin/chromium ]; then
+    log "installing Chromium from Debian's packages (the dashboard's browser tests)"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq chromium chromium-driver >/dev/null
+  fi
+  log "chromium: $(/usr/bin/chromium --version 2>/dev/null | head -1)"
 }
 
 install_cdk_cli() { # <package> <version> <bin> <newest|oldest: the Node to install it with>
@@ -275,6 +287,7 @@ if wants opa; then install_opa; fi
 if wants terraform; then install_terraform; fi
 if wants tofu; then install_tofu; fi
 if wants postgresql; then install_postgresql; fi
+if wants chromium; then install_chromium; fi
 if wants node || wants verdaccio || wants cdktf-cli || wants cdktn-cli || wants gitlab-ci-local; then
   install_node newest "$NODE_NEWEST_VERSION"
   install_node oldest "$NODE_OLDEST_VERSION"

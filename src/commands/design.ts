@@ -2,10 +2,11 @@
 import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { packagePath, type ServiceClient } from '../client/index.js';
+import { compareDesigns, type DesignChanges } from '../design/diff.js';
 import { type Design, designSchema, readDesignFile } from '../design/index.js';
 import { UsageError } from '../errors/index.js';
 import { packageIdSchema } from '../options/common.js';
-import { type PackageView, packageViewSchema } from '../schemas/management.js';
+import { designRevisionViewSchema, type PackageView, packageViewSchema } from '../schemas/management.js';
 import {
   callService,
   type ManagementContext,
@@ -146,121 +147,88 @@ function readPackage(client: ServiceClient, packageId: string): Promise<PackageV
   );
 }
 
-/** Kinds and capabilities that one design has and the other lacks; capabilities whose dependencies differ. */
-export interface DesignDiff {
+/** How the proposed design differs from the approved one: kinds, capabilities (and their dependencies), catalog. */
+export interface DesignDiff extends DesignChanges {
   package_id: string;
-  /** What is compared with the approved design. */
+  /** What is compared with the approved design: the service's current revision, or a local file. */
   proposed: { source: string; revision?: string };
-  approved: { revision: string | null };
-  identical: boolean;
-  kinds: { added: string[]; removed: string[] };
-  capabilities: {
-    added: string[];
-    removed: string[];
-    changed: Array<{ name: string; depends_on_added: string[]; depends_on_removed: string[] }>;
-  };
-  catalog: { added: string[]; removed: string[]; changed: string[] };
+  approved: { revision: string };
 }
 
 /**
- * The service keeps one design per package (the approved one, or a newer one awaiting approval) and not the
- * previous approved design, so the diff is a proposed design file against the service's approved design.
- * Without a file, or when the service's design is not approved, there is nothing approved to compare with.
+ * Without a file: the package's current (proposed) revision against its approved revision, both as the
+ * service kept them. With a file: that file against the approved revision.
  */
 export async function designDiff(
   options: DesignPackageOptions,
   context: ManagementContext,
 ): Promise<DesignDiff> {
+  const { packageId } = options;
   const local = options.file === undefined ? undefined : await readDesignFile(options.file);
-  const view = await withService(options, context, (client) => readPackage(client, options.packageId));
-  if (!view.approved) {
-    throw new UsageError(
-      'not_approved',
-      `package ${options.packageId}'s design (revision ${view.revision}) is awaiting approval, and the service keeps no copy of the design approved before it (revision ${view.approved_revision ?? 'none'})`,
-      {
-        hint: `review it with tfgate design show --package ${options.packageId}, then tfgate design approve --package ${options.packageId} --revision ${view.revision}`,
-      },
-    );
-  }
-  if (local === undefined) {
-    throw new UsageError(
-      'nothing_proposed',
-      `package ${options.packageId} has no proposed design: revision ${view.revision} is approved`,
-      {
-        hint: `compare a design file with it: tfgate design diff --package ${options.packageId} <design.yaml>`,
-      },
-    );
-  }
-  if (local.design.package_id !== options.packageId) {
+  if (local !== undefined && local.design.package_id !== packageId) {
     throw new UsageError(
       'package_mismatch',
-      `${options.file} is the design of package ${local.design.package_id}, not ${options.packageId}`,
+      `${options.file} is the design of package ${local.design.package_id}, not ${packageId}`,
       { hint: `compare it with --package ${local.design.package_id}` },
     );
   }
-  const approved = designSchema.safeParse(view.design);
-  if (!approved.success) {
-    throw new UsageError(
-      'unreadable_design',
-      `the service's design of package ${options.packageId} is not a design tfgate can read`,
-      {
-        hint: 'the service may be a newer version than this tfgate; upgrade tfgate',
-      },
-    );
-  }
-  return {
-    package_id: options.packageId,
-    ...compareDesigns(approved.data, local.design),
-    proposed: { source: options.file ?? '' },
-    approved: { revision: view.revision },
-  };
+  return withService(options, context, async (client) => {
+    const approved = await readRevision(client, packageId, 'approved');
+    if (local !== undefined) {
+      return {
+        package_id: packageId,
+        ...compareDesigns(approved.design, local.design),
+        proposed: { source: options.file ?? '' },
+        approved: { revision: approved.revision },
+      };
+    }
+    const current = approved.current ? approved : await readRevision(client, packageId, 'current');
+    return {
+      package_id: packageId,
+      ...compareDesigns(approved.design, current.design),
+      proposed: { source: 'the service', revision: current.revision },
+      approved: { revision: approved.revision },
+    };
+  });
 }
 
-const added = (from: Iterable<string>, to: Iterable<string>) => {
-  const before = new Set(from);
-  return [...new Set(to)].filter((x) => !before.has(x)).sort();
-};
-
-export function compareDesigns(
-  approved: Design,
-  proposed: Design,
-): Omit<DesignDiff, 'package_id' | 'proposed' | 'approved'> {
-  const kinds = {
-    added: added(approved.sanctioned_kinds, proposed.sanctioned_kinds),
-    removed: added(proposed.sanctioned_kinds, approved.sanctioned_kinds),
-  };
-  const before = new Map(approved.capabilities.map((c) => [c.name, c.depends_on]));
-  const after = new Map(proposed.capabilities.map((c) => [c.name, c.depends_on]));
-  const changed = [...after]
-    .filter(([name]) => before.has(name))
-    .map(([name, deps]) => ({
-      name,
-      depends_on_added: added(before.get(name) ?? [], deps),
-      depends_on_removed: added(deps, before.get(name) ?? []),
-    }))
-    .filter((c) => c.depends_on_added.length + c.depends_on_removed.length > 0)
-    .sort((a, b) => a.name.localeCompare(b.name));
-  const capabilities = {
-    added: added(before.keys(), after.keys()),
-    removed: added(after.keys(), before.keys()),
-    changed,
-  };
-  const catalog = {
-    added: added(Object.keys(approved.catalog), Object.keys(proposed.catalog)),
-    removed: added(Object.keys(proposed.catalog), Object.keys(approved.catalog)),
-    changed: Object.keys(proposed.catalog)
-      .filter((t) => approved.catalog[t] !== undefined && approved.catalog[t] !== proposed.catalog[t])
-      .sort(),
-  };
-  const identical = [
-    kinds.added,
-    kinds.removed,
-    capabilities.added,
-    capabilities.removed,
-    changed,
-    catalog.added,
-    catalog.removed,
-    catalog.changed,
-  ].every((list) => list.length === 0);
-  return { identical, kinds, capabilities, catalog };
+/** One revision of the package's design as the service kept it, read as a design tfgate understands. */
+async function readRevision(
+  client: ServiceClient,
+  packageId: string,
+  revision: 'current' | 'approved',
+): Promise<{ revision: string; current: boolean; design: Design }> {
+  const view = await manage(
+    client,
+    {
+      request: {
+        operation: 'package read',
+        method: 'GET',
+        path: packagePath(packageId, 'design'),
+        packageId,
+        query: { revision },
+      },
+      what: `reading the ${revision} design`,
+      status: 200,
+      schema: designRevisionViewSchema,
+    },
+    [
+      {
+        status: 404,
+        serviceCode: 'revision_not_found',
+        message: `package ${packageId} has no ${revision} design to compare with`,
+        hint: `see its state with tfgate design show --package ${packageId}; a design is compared once a revision of it is approved (tfgate design approve --package ${packageId})`,
+      },
+      ...packageRefusals(packageId, 'compliance:read'),
+    ],
+  );
+  const design = designSchema.safeParse(view.design);
+  if (!design.success) {
+    throw new UsageError(
+      'unreadable_design',
+      `the service's ${revision} design of package ${packageId} is not a design tfgate can read`,
+      { hint: 'the service may be a newer version than this tfgate; upgrade tfgate' },
+    );
+  }
+  return { revision: view.revision, current: view.current, design: design.data };
 }

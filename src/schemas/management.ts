@@ -57,3 +57,18 @@ export const apiKeyListSchema = z.object({
     }),
   ),
 });
+
+/** `GET /packages/{id}/design?revision=current|approved|<revision>`: one kept revision of the design. */
+export const designRevisionViewSchema = z.object({
+  package_id: z.string(),
+  revision: z.string(),
+  current: z.boolean().describe("true when this is the package's current design"),
+  approved: z.boolean().describe('true when this is the approved revision'),
+  pushed_at: timestampSchema,
+  pushed_by: z
+    .string()
+    .nullable()
+    .describe('the name of the key that pushed it; null if stored before revisions were kept'),
+  design: z.unknown().describe('the design document, as stored'),
+});
+export type DesignRevisionView = z.output<typeof designRevisionViewSchema>;

@@ -78,6 +78,7 @@ export async function startService(
     const url = `http://${host}:${port}`;
     log.info('listening', {
       url,
+      dashboard: `${url}/ui/`,
       store: store.kind,
       instance: context.instanceId,
       key_id: platformKey.keyId,

@@ -145,10 +145,37 @@ catalog:
     const same = await tfgate(['design', 'diff', '--package', 'diffpkg', base]);
     expect(same.stdout).toContain('no difference');
 
-    // Once the proposed design is pushed, the service holds no approved copy to compare with: said so.
+    // No file and nothing proposed: the approved revision against itself.
+    const nothing = await tfgate(['design', 'diff', '--package', 'diffpkg']);
+    expect(nothing.exitCode, nothing.stderr).toBe(0);
+    expect(nothing.stdout).toContain('(approved, nothing proposed)');
+    expect(nothing.stdout).toContain('no difference');
+
+    // Once the proposed design is pushed, the service still holds the approved one: the file against it
+    // (this used to be refused as "awaiting approval"), and, without a file, the proposed revision against it.
     expect((await tfgate(['design', 'push', proposed])).exitCode).toBe(0);
-    const pending = await tfgate(['design', 'diff', '--package', 'diffpkg', base]);
-    expect(pending.exitCode).toBe(1);
-    expect(pending.stderr).toContain('is awaiting approval');
+    const fileAgainstApproved = await tfgate(['design', 'diff', '--package', 'diffpkg', base]);
+    expect(fileAgainstApproved.exitCode, fileAgainstApproved.stderr).toBe(0);
+    expect(fileAgainstApproved.stdout).toContain('no difference');
+    const pending = await tfgate(['design', 'diff', '--package', 'diffpkg']);
+    expect(pending.exitCode, pending.stderr).toBe(0);
+    expect(pending.stdout).toMatch(
+      /^proposed revision [0-9a-f]{32} against the approved design of package diffpkg/,
+    );
+    expect(pending.stdout.split('\n').slice(1, 3)).toEqual(['  + kind queue', '  - kind generic_data']);
+    const pendingJson = JSON.parse(
+      (await tfgate(['design', 'diff', '--package', 'diffpkg', '--format', 'json'])).stdout,
+    );
+    expect(pendingJson).toMatchObject({ proposed: { source: 'the service' }, kinds: { added: ['queue'] } });
+    expect(pendingJson.proposed.revision).not.toBe(pendingJson.approved.revision);
+  });
+
+  it('diff of a package never approved says there is nothing approved to compare with', async () => {
+    const path = await file('never.yaml', design('never'));
+    expect((await tfgate(['design', 'push', path])).exitCode).toBe(0);
+    const res = await tfgate(['design', 'diff', '--package', 'never']);
+    expect(res.exitCode).toBe(1);
+    expect(res.stderr).toContain('package never has no approved design to compare with');
+    expect(res.stderr).toContain('tfgate design approve --package never');
   });
 });

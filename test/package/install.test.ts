@@ -269,7 +269,7 @@ describe('npm install --global, as the examples do', SLOW, () => {
     expect(passing.stdout).toMatch(/^PASS: 0 blocking findings/);
   });
 
-  it('tfgate serve starts, and the GitLab example gate job blocks on open drift against it', async () => {
+  it('tfgate serve starts, serves the dashboard, and the GitLab example gate job blocks on open drift against it', async () => {
     const apiKey = `tfg_pkg_${'k'.repeat(32)}`;
     const serve = execa(
       join(globalPrefix, 'bin', 'tfgate'),
@@ -302,6 +302,14 @@ describe('npm install --global, as the examples do', SLOW, () => {
       expect(job.exitCode, job.all).toBe(3);
       expect(job.stdout).toMatch(/^FAIL: 2 failures/);
       expect(readFileSync(join(work, 'gitlab-gate', 'tfgate-gate.xml'), 'utf8')).toContain('failures="2"');
+      // The dashboard ships inside the package: its pages and stylesheet, with no file beside the bundle.
+      const login = await fetch(`${baseUrl}/ui/login`);
+      expect(login.status).toBe(200);
+      expect(login.headers.get('content-security-policy')).toContain("default-src 'none'");
+      expect(await login.text()).toContain('<label for="api_key">API key</label>');
+      const style = await fetch(`${baseUrl}/ui/static/style.css`);
+      expect(style.headers.get('content-type')).toBe('text/css; charset=utf-8');
+      expect(await style.text()).toContain(':focus-visible');
     } finally {
       serve.kill('SIGTERM');
       await serve;

@@ -88,9 +88,12 @@ export function registerDesign(program: Command): void {
     design
       .command('diff')
       .description(
-        "Compare a proposed design file with the package's approved design, by kind, capability and catalog entry.",
+        "Compare the package's proposed (current) design with its approved design, by kind, capability and catalog entry; with a file, that file instead of the current design.",
       )
-      .argument('[design.yaml]', 'the proposed design')
+      .argument(
+        '[design.yaml]',
+        'a local design to compare with the approved one (default: the current revision on the service)',
+      )
       .option('--package <id>', 'the package (env TFGATE_PACKAGE)'),
   ).action(async (file: string | undefined, flags: ManagementFlags) => {
     const { designDiff, designPackageOptionsSchema } = await import('../../commands/design.js');
@@ -110,7 +113,13 @@ export function registerDesign(program: Command): void {
 }
 
 function diffText(diff: DesignDiff): string {
-  const head = `${diff.proposed.source} against the approved design of package ${diff.package_id} (revision ${printable(diff.approved.revision ?? 'none')})`;
+  const proposed =
+    diff.proposed.revision === undefined
+      ? diff.proposed.source
+      : diff.proposed.revision === diff.approved.revision
+        ? `revision ${printable(diff.proposed.revision)} (approved, nothing proposed)`
+        : `proposed revision ${printable(diff.proposed.revision)}`;
+  const head = `${proposed} against the approved design of package ${diff.package_id} (revision ${printable(diff.approved.revision)})`;
   if (diff.identical) return `${head}: no difference in kinds, capabilities or catalog\n`;
   const lines = [`${head}:`];
   const list = (sign: string, what: string, items: string[]) => {

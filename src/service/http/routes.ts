@@ -10,6 +10,7 @@ import { gate, gateBlockedError } from '../core/gate.js';
 import * as packages from '../core/packages.js';
 import { GATE_MIN_PLAN } from '../types.js';
 import { BOOLEAN_VALUES, defineRoute, type QueryParam, type Reply, type Route } from './router.js';
+import { DESIGN_ROUTES } from './routes-design.js';
 import { PLAN_ACKNOWLEDGEMENT_ROUTES } from './routes-plan-acknowledgements.js';
 import { RUN_TASK_ROUTES } from './routes-run-task.js';
 import * as s from './schemas.js';
@@ -59,6 +60,7 @@ function etagMatches(header: string | undefined, revision: string): boolean {
 }
 
 export const ROUTES: readonly Route[] = [
+  ...DESIGN_ROUTES,
   defineRoute({
     method: 'POST',
     path: `${PKG}/gate`,

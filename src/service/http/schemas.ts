@@ -11,7 +11,7 @@ import {
   timestampSchema as timestamp,
 } from '../../schemas/contract.js';
 import { expiresAtSchema } from '../../schemas/expiry.js';
-import { auditRecordSchema } from '../../schemas/management.js';
+import { auditRecordSchema, designRevisionViewSchema } from '../../schemas/management.js';
 
 export { apiKeyListSchema } from '../../schemas/management.js';
 
@@ -150,3 +150,5 @@ export const pathParameterSchemas: Record<string, z.ZodType> = {
     .regex(/^key_[A-Za-z0-9_-]{12}$/)
     .describe('the API key id'),
 };
+
+export const designRevisionSchema = designRevisionViewSchema.meta({ id: 'DesignRevision' });

@@ -14,6 +14,7 @@ import { compileRoutes, defineRoute, match, parseQuery, type Reply, type Route }
 import { BASE_PATH, ROUTES } from './routes.js';
 import { healthSchema } from './schemas.js';
 import { storeErrorReply } from './store-errors.js';
+import { handleUi, isUiPath } from './ui/handler.js';
 
 export interface ServiceServer {
   server: Server;
@@ -241,7 +242,9 @@ export function createServiceServer(ctx: ServiceContext, version: string): Servi
       // rather than throw out of the request handler (which took the whole process down).
       const url = requestUrl(req.url);
       log.path = url.pathname;
-      reply = await dispatch(req, url, log);
+      reply = isUiPath(url.pathname)
+        ? await handleUi(ctx, req, url, (keyId) => limiter.take(keyId))
+        : await dispatch(req, url, log);
     } catch (error) {
       reply = errorReply(error, log);
       if (reply.status >= 500)

@@ -118,13 +118,20 @@ export class AuditLog {
     }
   }
 
-  async list(pkg: PackageRecord, options: { after?: string; limit: number }): Promise<AuditRecord[]> {
+  /** Oldest first, after the id `after`; with `events`, only entries of those events (the dashboard's filter). */
+  async list(
+    pkg: PackageRecord,
+    options: { after?: string; limit: number; events?: readonly string[] },
+  ): Promise<AuditRecord[]> {
+    const byEvent = options.events === undefined ? '' : ' AND event = ANY($4::text[])';
+    const params: unknown[] = [pkg.pk, options.after ?? '0', options.limit];
+    if (options.events !== undefined) params.push(options.events);
     const { rows } = await this.db.query<Omit<AuditRecord, 'at'> & { at: unknown }>(
       // ORDER BY audit.id, the bigint column: a bare "id" would name the text alias, and paging by
       // next_after over a text order ("10" < "9") skipped rows.
       `SELECT id::text AS id, at, event, account, package_id, key_id, key_name, details FROM audit
-        WHERE package_pk = $1 AND audit.id > $2::bigint ORDER BY audit.id LIMIT $3`,
-      [pkg.pk, options.after ?? '0', options.limit],
+        WHERE package_pk = $1 AND audit.id > $2::bigint${byEvent} ORDER BY audit.id LIMIT $3`,
+      params,
     );
     return rows.map((r) => ({ ...r, at: iso(r.at) }));
   }

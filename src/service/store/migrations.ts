@@ -149,6 +149,24 @@ CREATE UNIQUE INDEX plan_acknowledgements_active ON plan_acknowledgements (packa
 `,
   },
   {
+    version: 4,
+    name: 'design revisions',
+    // Every pushed design is kept, so a proposed revision can be shown against the approved one. Existing
+    // packages keep their current design; an approved design that a newer push replaced was never stored.
+    sql: `
+CREATE TABLE design_revisions (
+  package_pk integer NOT NULL REFERENCES packages(pk),
+  revision text NOT NULL,
+  design jsonb NOT NULL,
+  pushed_at timestamptz NOT NULL DEFAULT now(),
+  pushed_by text,
+  PRIMARY KEY (package_pk, revision)
+);
+INSERT INTO design_revisions (package_pk, revision, design, pushed_at)
+  SELECT pk, revision, design, updated_at FROM packages;
+`,
+  },
+  {
     version: 5,
     name: 'run tasks (HCP Terraform / Terraform Enterprise)',
     sql: `
@@ -176,6 +194,21 @@ CREATE TABLE run_tasks (
   finished_at timestamptz
 );
 CREATE INDEX run_tasks_pending ON run_tasks (lease_until) WHERE status = 'pending';
+`,
+  },
+  {
+    version: 6,
+    name: 'dashboard sessions',
+    // A dashboard sign-in: the cookie's hash, the key it acts as (a revoked key ends it) and its CSRF token.
+    sql: `
+CREATE TABLE ui_sessions (
+  token_hash text PRIMARY KEY,
+  key_id text NOT NULL REFERENCES api_keys(id),
+  csrf_token text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  expires_at timestamptz NOT NULL
+);
+CREATE INDEX ui_sessions_expiry ON ui_sessions (expires_at);
 `,
   },
 ];

@@ -3,6 +3,7 @@ import type { Design } from '../../design/index.js';
 import type { Principal } from '../types.js';
 import { actorEntry, insertAudit, packageEntry } from './audit.js';
 import { type StoreCaches, writeState } from './caches.js';
+import { recordDesignRevision } from './design-revisions.js';
 import { ConflictError } from './errors.js';
 import { PACKAGE_COLUMNS, type PackageRecord, type PackageRow, toPackage } from './rows.js';
 import type { SqlClient } from './sql.js';
@@ -49,6 +50,7 @@ export class PackageRepository {
             [principal.account, packageId, JSON.stringify(design), revision],
           );
       const row = rows[0]!;
+      await recordDesignRevision(tx, row.pk, revision, design, principal.keyName);
       await insertAudit(tx, [
         {
           ...actorEntry(principal, current ? 'design_changed' : 'package_created', {

@@ -5,15 +5,18 @@ import { ApiKeyRepository } from './api-keys.js';
 import { AuditLog } from './audit.js';
 import { BundleRepository } from './bundles.js';
 import { createCaches, type StoreCaches } from './caches.js';
+import { DesignRevisionRepository } from './design-revisions.js';
 import { DriftCheckRepository } from './drift-checks.js';
 import { FindingRepository } from './findings.js';
 import { migrate } from './migrations.js';
 import { ObservedStateRepository } from './observed-state.js';
+import { PackageOverviewRepository } from './package-overview.js';
 import { PackageRepository } from './packages.js';
 import { PlanAcknowledgementRepository } from './plan-acknowledgements.js';
 import { RunTaskRepository } from './run-tasks.js';
 import { SettingsRepository } from './settings.js';
 import type { SqlClient } from './sql.js';
+import { UiSessionRepository } from './ui-sessions.js';
 
 export class Store {
   readonly caches: StoreCaches;
@@ -28,6 +31,9 @@ export class Store {
   readonly settings: SettingsRepository;
   readonly runTasks: RunTaskRepository;
   readonly audit: AuditLog;
+  readonly designRevisions: DesignRevisionRepository;
+  readonly uiSessions: UiSessionRepository;
+  readonly packageOverview: PackageOverviewRepository;
 
   constructor(readonly db: SqlClient) {
     this.caches = createCaches(db.kind);
@@ -42,6 +48,9 @@ export class Store {
     this.settings = new SettingsRepository(db);
     this.runTasks = new RunTaskRepository(db);
     this.audit = new AuditLog(db);
+    this.designRevisions = new DesignRevisionRepository(db);
+    this.uiSessions = new UiSessionRepository(db);
+    this.packageOverview = new PackageOverviewRepository(db);
   }
 
   get kind(): SqlClient['kind'] {
