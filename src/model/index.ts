@@ -175,12 +175,29 @@ export type DetectedDrift = Omit<
 >;
 
 /** The contract's gate response. */
+/**
+ * Which state a drift check judged: read from the package's backend (`source` is the backend type), or the
+ * snapshot last pushed (`pushed`). serial and lineage are terraform's, when the state was read from a backend.
+ */
+export interface JudgedState {
+  source: string;
+  serial: number | null;
+  lineage: string | null;
+  /** When the backend was read, or when the pushed snapshot was pushed. */
+  read_at: string;
+  /** Set when the backend read failed and the package's fallback judged the pushed snapshot instead. */
+  fallback_from?: string;
+  read_error?: string;
+}
+
 export interface GateResult {
   package_id: string;
   decision: Decision;
   min_severity: Severity;
   refreshed: boolean;
   drift_checked_at: string;
+  /** The state the check judged (absent only for a check recorded before the service knew state sources). */
+  state?: JudgedState;
   blocking: DriftFinding[];
   acknowledged: DriftFinding[];
   counts: { open: number; acknowledged: number; blocking: number };

@@ -109,6 +109,21 @@ export const driftFindingSchema = z
   })
   .meta({ id: 'DriftFinding' });
 
+/** Which state a drift check judged (the model's JudgedState). */
+export const judgedStateSchema = z
+  .object({
+    source: z.string().describe('the backend type the state was read from (pg, s3, http, ...), or "pushed"'),
+    serial: z.number().int().nullable().describe("terraform's state serial; null for a pushed snapshot"),
+    lineage: z.string().nullable().describe("terraform's state lineage; null for a pushed snapshot"),
+    read_at: timestampSchema.describe('when the backend was read, or when the pushed snapshot was pushed'),
+    fallback_from: z
+      .string()
+      .optional()
+      .describe('the backend whose read failed: the package chose to judge the pushed snapshot then'),
+    read_error: z.string().optional().describe('why the backend read failed (with fallback_from)'),
+  })
+  .meta({ id: 'JudgedState' });
+
 export const gateResultSchema = z
   .object({
     package_id: z.string(),
@@ -116,6 +131,7 @@ export const gateResultSchema = z
     min_severity: severitySchema,
     refreshed: z.boolean(),
     drift_checked_at: timestampSchema,
+    state: judgedStateSchema.optional().describe('the state the drift check judged'),
     blocking: z.array(driftFindingSchema),
     acknowledged: z.array(driftFindingSchema),
     counts: z.object({ open: count, acknowledged: count, blocking: count }),

@@ -1,6 +1,7 @@
 // The service's settings: every flag has an environment variable, normalised by one zod schema.
 import { z } from 'zod';
 import { parseOptions } from '../errors/options.js';
+import { DEFAULT_STATE_BACKENDS, STATE_BACKEND_TYPES } from './types.js';
 
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 const SIZE_UNITS: Record<string, number> = {
@@ -79,6 +80,27 @@ export const SERVE_SETTINGS = [
     env: 'TFGATE_DRIFT_CHECK_TIMEOUT',
     default: '30s',
     help: 'time limit of one drift check; a gate whose check runs past it answers 504 drift_check_timeout',
+  },
+  {
+    key: 'stateBackends',
+    flag: '--state-backends <list>',
+    env: 'TFGATE_STATE_BACKENDS',
+    default: DEFAULT_STATE_BACKENDS.join(','),
+    help: 'state backends packages may name, comma-separated; `local` (files on this host) only when listed',
+  },
+  {
+    key: 'stateReadTimeout',
+    flag: '--state-read-timeout <duration>',
+    env: 'TFGATE_STATE_READ_TIMEOUT',
+    default: '2m',
+    help: 'time limit of reading a state from its backend (init, state pull, show); past it 504 drift_check_timeout',
+  },
+  {
+    key: 'terraformBin',
+    flag: '--terraform-bin <bin>',
+    env: 'TFGATE_TERRAFORM_BIN',
+    default: 'terraform',
+    help: 'terraform or tofu (or a path) that reads states from backends',
   },
   {
     key: 'maxBody',
@@ -167,6 +189,24 @@ export const serveConfigSchema = z
     databaseUrl: z.string().min(1).optional(),
     driftInterval: durationSchema,
     driftCheckTimeout: durationSchema,
+    stateBackends: z
+      .string()
+      .transform((value) =>
+        value
+          .split(',')
+          .map((t) => t.trim())
+          .filter((t) => t !== ''),
+      )
+      .pipe(
+        z.array(
+          z.enum(STATE_BACKEND_TYPES, {
+            error: (issue) =>
+              `"${String(issue.input)}" is not a state backend; use some of ${STATE_BACKEND_TYPES.join(', ')}`,
+          }),
+        ),
+      ),
+    stateReadTimeout: durationSchema,
+    terraformBin: z.string().min(1),
     maxBody: sizeSchema,
     rateLimit: z.coerce.number().nonnegative(),
     rateBurst: z.coerce.number().int().positive().optional(),

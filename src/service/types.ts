@@ -21,3 +21,27 @@ export interface Principal {
   plan: AccountPlan;
   scopes: Scope[];
 }
+
+/** Every backend a package may read its state from. `local` reads the service host's files: off by default. */
+export const STATE_BACKEND_TYPES = [
+  's3',
+  'gcs',
+  'azurerm',
+  'pg',
+  'http',
+  'remote',
+  'cloud',
+  'kubernetes',
+  'consul',
+  'local',
+] as const;
+export type StateBackendType = (typeof STATE_BACKEND_TYPES)[number];
+
+/** The default of --state-backends: every type but `local`. */
+export const DEFAULT_STATE_BACKENDS: readonly StateBackendType[] = STATE_BACKEND_TYPES.filter(
+  (t) => t !== 'local',
+);
+
+/** What a check does when the backend read fails: fail (`none`), or judge the pushed snapshot and say so. */
+export const STATE_FALLBACKS = ['none', 'pushed'] as const;
+export type StateFallback = (typeof STATE_FALLBACKS)[number];

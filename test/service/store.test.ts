@@ -111,6 +111,7 @@ describe.each(['embedded', 'postgres'] as const)('the %s store', (kind) => {
       trigger: 'manual',
       instance: 'test',
       startedAt: new Date(),
+      state: { source: 'pushed', serial: null, lineage: null, read_at: new Date().toISOString() },
     } as const;
     await store().driftChecks.record(pkg, [drift], check);
     expect((await store().findings.unresolved(pkg)).map((f) => f.status)).toEqual(['open']);

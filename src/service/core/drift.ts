@@ -1,8 +1,10 @@
-// A drift check: the engine's drift entrypoint over the observed state, reconciled into stored findings.
-import type { DetectedDrift } from '../../model/index.js';
+// A drift check: the engine's drift entrypoint over the judged state (the backend's, read now, or the pushed
+// snapshot), reconciled into stored findings.
+import type { DetectedDrift, JudgedState } from '../../model/index.js';
 import type { DriftCheckOutcome, PackageRecord } from '../store/index.js';
 import type { ServiceContext } from './context.js';
 import { ServiceError } from './errors.js';
+import { judgedState } from './judged-state.js';
 
 export type DriftTrigger = 'scheduled' | 'refresh' | 'manual' | 'gate';
 
@@ -18,33 +20,28 @@ export async function runDriftCheck(
   ctx: ServiceContext,
   pkg: PackageRecord,
   trigger: DriftTrigger,
-): Promise<DriftCheckOutcome> {
+): Promise<DriftCheckOutcome & { state: JudgedState }> {
+  // Reading a backend has its own time limit (--state-read-timeout); the check's limit starts after it.
+  const judged = await judgedState(ctx, pkg);
   const startedAt = new Date();
   const limitMs = ctx.config.driftCheckTimeout;
   const overdue = () => Date.now() - startedAt.getTime() >= limitMs;
   let timer: NodeJS.Timeout | undefined;
   const check = (async () => {
-    const state = await ctx.store.observedState.get(pkg);
-    if (!state) {
-      throw new ServiceError(
-        409,
-        'observed_state_missing',
-        `package "${pkg.packageId}" has no observed state, so drift cannot be checked; push it with \`tfgate state push --package ${pkg.packageId}\` (PUT /v1/analysis/conformance/packages/${pkg.packageId}/observed-state)`,
-      );
-    }
     const engine = await ctx.engine();
     const detected: DetectedDrift[] = engine.evaluateDrift(ctx.policyData(pkg.revision, pkg.design), {
-      resources: state.resources,
+      resources: judged.resources,
     });
     // A check that overran its limit rolls back: it is reported as a timeout, never as a result.
-    return ctx.store.driftChecks.record(
+    const outcome = await ctx.store.driftChecks.record(
       pkg,
       detected,
-      { revision: pkg.revision, trigger, instance: ctx.instanceId, startedAt },
+      { revision: pkg.revision, trigger, instance: ctx.instanceId, startedAt, state: judged.state },
       () => {
         if (overdue()) throw timeout(pkg, limitMs);
       },
     );
+    return { ...outcome, state: judged.state };
   })();
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(timeout(pkg, limitMs)), limitMs);

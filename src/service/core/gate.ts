@@ -20,10 +20,13 @@ export async function gate(
   params: GateParams,
 ): Promise<{ status: 200 | 409; result: GateResult }> {
   let checkedAt = pkg.lastCheckRevision === pkg.revision ? pkg.lastCheckAt : null;
+  let judged = pkg.lastCheckState ?? undefined;
   let refreshed = false;
   // No check of the approved revision yet: run one first rather than decide on nothing.
   if (params.refresh || checkedAt === null) {
-    checkedAt = (await runDriftCheck(ctx, pkg, params.refresh ? 'refresh' : 'gate')).checkedAt;
+    const outcome = await runDriftCheck(ctx, pkg, params.refresh ? 'refresh' : 'gate');
+    checkedAt = outcome.checkedAt;
+    judged = outcome.state;
     refreshed = true;
   }
   // Decision time: an acknowledgement whose expiry has passed no longer holds, and its finding blocks.
@@ -49,6 +52,7 @@ export async function gate(
     min_severity: params.minSeverity,
     refreshed,
     drift_checked_at: checkedAt,
+    ...(judged === undefined ? {} : { state: judged }),
     blocking,
     acknowledged,
     counts: { open, acknowledged: acknowledged.length, blocking: blocking.length },
@@ -61,6 +65,7 @@ export async function gate(
       fail_status: params.failStatus,
       refreshed,
       drift_checked_at: checkedAt,
+      state: judged ?? null,
       blocking: blocking.map((f) => f.id),
       acknowledged: acknowledged.map((f) => f.id),
       ...(expired.length > 0 ? { expired_acknowledgements: expired.map((a) => a.finding_id) } : {}),

@@ -13,6 +13,7 @@ import { BOOLEAN_VALUES, defineRoute, type QueryParam, type Reply, type Route } 
 import { DESIGN_ROUTES } from './routes-design.js';
 import { PLAN_ACKNOWLEDGEMENT_ROUTES } from './routes-plan-acknowledgements.js';
 import { RUN_TASK_ROUTES } from './routes-run-task.js';
+import { STATE_SOURCE_ROUTES } from './routes-state-source.js';
 import * as s from './schemas.js';
 
 export const BASE_PATH = '/v1/analysis/conformance';
@@ -86,6 +87,7 @@ export const ROUTES: readonly Route[] = [
     },
     errors: [
       { status: 409, codes: ['gate_blocked', 'observed_state_missing'] },
+      { status: 502, codes: ['drift_check_failed', 'state_backend_not_allowed'] },
       { status: 504, codes: ['drift_check_timeout'] },
     ],
     async handler({ ctx, principal, pkg, query }) {
@@ -254,6 +256,7 @@ export const ROUTES: readonly Route[] = [
     responses: { 200: { description: 'the check', schema: s.driftCheckSchema } },
     errors: [
       { status: 409, codes: ['observed_state_missing'] },
+      { status: 502, codes: ['drift_check_failed', 'state_backend_not_allowed'] },
       { status: 504, codes: ['drift_check_timeout'] },
     ],
     async handler({ ctx, pkg }) {
@@ -265,6 +268,7 @@ export const ROUTES: readonly Route[] = [
         opened: outcome.opened,
         reopened: outcome.reopened,
         resolved: outcome.resolved,
+        state: outcome.state,
       });
     },
   }),
@@ -387,4 +391,5 @@ export const ROUTES: readonly Route[] = [
   }),
   ...RUN_TASK_ROUTES,
   ...PLAN_ACKNOWLEDGEMENT_ROUTES,
+  ...STATE_SOURCE_ROUTES,
 ];

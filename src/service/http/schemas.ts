@@ -8,6 +8,7 @@ import {
   acknowledgementSchema,
   createdApiKeySchema as contractCreatedApiKeySchema,
   driftFindingSchema,
+  judgedStateSchema,
   timestampSchema as timestamp,
 } from '../../schemas/contract.js';
 import { expiresAtSchema } from '../../schemas/expiry.js';
@@ -115,6 +116,7 @@ export const driftCheckSchema = z.object({
   opened: z.number().int(),
   reopened: z.number().int(),
   resolved: z.number().int(),
+  state: judgedStateSchema,
 });
 
 export const healthSchema = z.object({ status: z.string() });

@@ -1,5 +1,5 @@
 // Drift checks: one run's results reconciled into the package's findings, and the record of the run.
-import type { DetectedDrift, FindingStatus } from '../../model/index.js';
+import type { DetectedDrift, FindingStatus, JudgedState } from '../../model/index.js';
 import { insertAudit } from './audit.js';
 import { type StoreCaches, writeState } from './caches.js';
 import { iso, type PackageRecord } from './rows.js';
@@ -34,6 +34,8 @@ export class DriftCheckRepository {
       trigger: DriftTrigger;
       instance: string;
       startedAt: Date;
+      /** Which state was judged: recorded with the run and on the package, for the gate's answer. */
+      state: JudgedState;
     },
     beforeCommit: () => void = () => undefined,
   ): Promise<DriftCheckOutcome> {
@@ -101,7 +103,7 @@ export class DriftCheckRepository {
         );
       }
       await tx.query(
-        'INSERT INTO drift_checks (package_pk, revision, trigger, instance, started_at, finished_at, detected) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+        'INSERT INTO drift_checks (package_pk, revision, trigger, instance, started_at, finished_at, detected, state) VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb)',
         [
           pkg.pk,
           check.revision,
@@ -110,13 +112,13 @@ export class DriftCheckRepository {
           check.startedAt.toISOString(),
           now,
           seen.size,
+          JSON.stringify(check.state),
         ],
       );
-      await tx.query('UPDATE packages SET last_check_at = $2, last_check_revision = $3 WHERE pk = $1', [
-        pkg.pk,
-        now,
-        check.revision,
-      ]);
+      await tx.query(
+        'UPDATE packages SET last_check_at = $2, last_check_revision = $3, last_check_state = $4::jsonb WHERE pk = $1',
+        [pkg.pk, now, check.revision, JSON.stringify(check.state)],
+      );
       if (opened + reopened + resolved > 0) {
         await insertAudit(tx, [
           {
@@ -124,7 +126,14 @@ export class DriftCheckRepository {
             account: pkg.account,
             packagePk: pkg.pk,
             packageId: pkg.packageId,
-            details: { trigger: check.trigger, detected: seen.size, opened, reopened, resolved },
+            details: {
+              trigger: check.trigger,
+              detected: seen.size,
+              opened,
+              reopened,
+              resolved,
+              state: check.state,
+            },
           },
         ]);
       }

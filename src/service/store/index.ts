@@ -11,6 +11,7 @@ export { ConflictError, NotFoundError, StoreError, type StoreErrorSubject } from
 export type { KeyLookup, KeyRecord, PackageRecord } from './rows.js';
 export type { NewRunTask, RunTaskConfigRecord, RunTaskRecord } from './run-tasks.js';
 export type { SqlClient, SqlExecutor } from './sql.js';
+export type { StateSourceRecord } from './state-sources.js';
 export { Store } from './store.js';
 
 export type StoreLocation = { databaseUrl: string } | { dataDir: string };

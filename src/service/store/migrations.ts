@@ -149,6 +149,22 @@ CREATE UNIQUE INDEX plan_acknowledgements_active ON plan_acknowledgements (packa
 `,
   },
   {
+    version: 3,
+    name: 'state sources: where a package state lives, and which state each check judged',
+    sql: `
+CREATE TABLE state_sources (
+  package_pk integer PRIMARY KEY REFERENCES packages(pk),
+  type text NOT NULL,
+  config jsonb NOT NULL,
+  fallback text NOT NULL CHECK (fallback IN ('none', 'pushed')),
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  updated_by text NOT NULL
+);
+ALTER TABLE packages ADD COLUMN last_check_state jsonb;
+ALTER TABLE drift_checks ADD COLUMN state jsonb;
+`,
+  },
+  {
     version: 4,
     name: 'design revisions',
     // Every pushed design is kept, so a proposed revision can be shown against the approved one. Existing

@@ -104,8 +104,10 @@ export class PackageRepository {
     const { rows } = await this.db.query<PackageRow>(
       `UPDATE packages p SET next_check_at = now() + ($1::int * interval '1 millisecond')
         WHERE p.pk IN (
-          SELECT q.pk FROM packages q JOIN observed_state s ON s.package_pk = q.pk
+          SELECT q.pk FROM packages q
            WHERE q.approved_revision = q.revision AND (q.next_check_at IS NULL OR q.next_check_at <= now())
+             AND (EXISTS (SELECT 1 FROM observed_state s WHERE s.package_pk = q.pk)
+               OR EXISTS (SELECT 1 FROM state_sources t WHERE t.package_pk = q.pk))
            ORDER BY q.next_check_at NULLS FIRST LIMIT $2 FOR NO KEY UPDATE OF q SKIP LOCKED)
         RETURNING ${PACKAGE_COLUMNS}`,
       [intervalMs, limit],

@@ -1,6 +1,6 @@
 // The records the store returns, and how a database row becomes one. Shared by every repository.
 import type { Design } from '../../design/index.js';
-import type { DriftFinding, DriftRule, FindingStatus, Severity } from '../../model/index.js';
+import type { DriftFinding, DriftRule, FindingStatus, JudgedState, Severity } from '../../model/index.js';
 import type { AccountPlan, Principal, Scope } from '../types.js';
 
 export interface PackageRecord {
@@ -14,6 +14,8 @@ export interface PackageRecord {
   approved: boolean;
   lastCheckAt: string | null;
   lastCheckRevision: string | null;
+  /** Which state the last check judged (null before the first check since migration 3). */
+  lastCheckState: JudgedState | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -35,7 +37,7 @@ export const iso = (value: unknown): string => new Date(value as string | Date).
 export const isoOrNull = (value: unknown): string | null => (value == null ? null : iso(value));
 
 export const PACKAGE_COLUMNS =
-  'p.pk, p.account, p.package_id, p.design, p.revision, p.approved_revision, p.approved_at, p.last_check_at, p.last_check_revision, p.created_at, p.updated_at';
+  'p.pk, p.account, p.package_id, p.design, p.revision, p.approved_revision, p.approved_at, p.last_check_at, p.last_check_revision, p.last_check_state, p.created_at, p.updated_at';
 
 export type PackageRow = {
   pk: number;
@@ -47,6 +49,7 @@ export type PackageRow = {
   approved_at: unknown;
   last_check_at: unknown;
   last_check_revision: string | null;
+  last_check_state: JudgedState | null;
   created_at: unknown;
   updated_at: unknown;
 };
@@ -63,6 +66,7 @@ export function toPackage(row: PackageRow): PackageRecord {
     approved: row.approved_revision !== null && row.approved_revision === row.revision,
     lastCheckAt: isoOrNull(row.last_check_at),
     lastCheckRevision: row.last_check_revision,
+    lastCheckState: row.last_check_state ?? null,
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
   };

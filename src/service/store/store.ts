@@ -17,6 +17,7 @@ import { RunTaskRepository } from './run-tasks.js';
 import { SettingsRepository } from './settings.js';
 import type { SqlClient } from './sql.js';
 import { UiSessionRepository } from './ui-sessions.js';
+import { StateSourceRepository } from './state-sources.js';
 
 export class Store {
   readonly caches: StoreCaches;
@@ -30,6 +31,7 @@ export class Store {
   readonly bundles: BundleRepository;
   readonly settings: SettingsRepository;
   readonly runTasks: RunTaskRepository;
+  readonly stateSources: StateSourceRepository;
   readonly audit: AuditLog;
   readonly designRevisions: DesignRevisionRepository;
   readonly uiSessions: UiSessionRepository;
@@ -47,6 +49,7 @@ export class Store {
     this.bundles = new BundleRepository(db);
     this.settings = new SettingsRepository(db);
     this.runTasks = new RunTaskRepository(db);
+    this.stateSources = new StateSourceRepository(db);
     this.audit = new AuditLog(db);
     this.designRevisions = new DesignRevisionRepository(db);
     this.uiSessions = new UiSessionRepository(db);

@@ -1,0 +1,109 @@
+// PUT/GET/DELETE /packages/{id}/state-source: the backend a package's drift checks read its state from.
+import { z } from 'zod';
+import { timestampSchema } from '../../schemas/contract.js';
+import type { BackendValue } from '../../terraform/backend-state.js';
+import * as stateSource from '../core/state-source.js';
+import { STATE_BACKEND_TYPES, STATE_FALLBACKS } from '../types.js';
+import { defineRoute, type Route } from './router.js';
+
+const PKG = '/v1/analysis/conformance/packages/{package_id}/state-source' as const;
+
+const MAX_DEPTH = 4;
+const settingName = z
+  .string()
+  .regex(/^[a-z][a-z0-9_]{0,63}$/, 'a setting name is lower-case letters, digits and underscores');
+
+/** Scalars, lists and nested blocks, as a backend block in JSON holds them; never null, bounded in size. */
+const backendValueSchema: z.ZodType<BackendValue> = z.lazy(() =>
+  z.union([
+    z.string().max(4096, 'a setting is at most 4096 characters'),
+    z.number().finite(),
+    z.boolean(),
+    z.array(backendValueSchema).max(100),
+    z.record(settingName, backendValueSchema),
+  ]),
+);
+
+function depth(value: unknown): number {
+  if (Array.isArray(value)) return 1 + Math.max(0, ...value.map(depth));
+  if (typeof value === 'object' && value !== null) return 1 + Math.max(0, ...Object.values(value).map(depth));
+  return 0;
+}
+
+const stateSourceRequestSchema = z
+  .object({
+    type: z
+      .enum(STATE_BACKEND_TYPES)
+      .describe('the Terraform backend type (`cloud`: the HCP Terraform block)'),
+    config: z
+      .record(settingName, backendValueSchema)
+      .refine((config) => depth(config) <= MAX_DEPTH, `settings nest at most ${MAX_DEPTH} levels deep`)
+      .default({})
+      .describe(
+        'the backend block\'s settings without any secret (e.g. {"schema_name": "payments"}); credentials come from the environment of the service',
+      ),
+    fallback: z
+      .enum(STATE_FALLBACKS)
+      .default('none')
+      .describe(
+        'none (default): a failed read fails the check (502 drift_check_failed); pushed: judge the last pushed snapshot instead, and say so in the result',
+      ),
+  })
+  .strict()
+  .meta({ id: 'StateSourceRequest' });
+
+const stateSourceSchema = z
+  .object({
+    package_id: z.string(),
+    type: z.enum(STATE_BACKEND_TYPES),
+    config: z.record(z.string(), z.unknown()),
+    fallback: z.enum(STATE_FALLBACKS),
+    updated_at: timestampSchema,
+    updated_by: z.string().describe('the name of the key that set it'),
+  })
+  .meta({ id: 'StateSource' });
+
+export const STATE_SOURCE_ROUTES: readonly Route[] = [
+  defineRoute({
+    method: 'PUT',
+    path: PKG,
+    operationId: 'putStateSource',
+    summary:
+      "Name the backend the package's state lives in: drift checks (refresh=true and scheduled) read it now through terraform",
+    tag: 'management',
+    access: { scope: 'compliance:write', pkg: 'existing' },
+    body: { kind: 'json', schema: stateSourceRequestSchema },
+    responses: { 200: { description: 'set', schema: stateSourceSchema } },
+    errors: [
+      { status: 400, codes: ['secret_in_state_source', 'state_backend_not_allowed', 'invalid_parameter'] },
+    ],
+    handler: async ({ ctx, principal, pkg, body }) => ({
+      status: 200,
+      json: await stateSource.putStateSource(ctx, principal, pkg, body),
+    }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: PKG,
+    operationId: 'getStateSource',
+    summary: "The package's state source (404 state_source_not_set: its checks judge pushed state)",
+    tag: 'management',
+    access: { scope: 'compliance:read', pkg: 'existing' },
+    responses: { 200: { description: 'the state source', schema: stateSourceSchema } },
+    errors: [{ status: 404, codes: ['state_source_not_set'] }],
+    handler: async ({ ctx, pkg }) => ({ status: 200, json: await stateSource.getStateSource(ctx, pkg) }),
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: PKG,
+    operationId: 'deleteStateSource',
+    summary: 'Go back to pushed state (tfgate state push); 204 whether or not a source was set',
+    tag: 'management',
+    access: { scope: 'compliance:write', pkg: 'existing' },
+    responses: { 204: { description: 'cleared' } },
+    async handler({ ctx, principal, pkg }) {
+      await stateSource.clearStateSource(ctx, principal, pkg);
+      return { status: 204 };
+    },
+  }),
+];
