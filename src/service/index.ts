@@ -45,6 +45,8 @@ export async function startService(
   config: ServeConfig,
   log: Logger = createLogger(config.logLevel),
   notices: StartNotices = {},
+  /** The environment terraform reads state backends with (their credentials): the service's own. */
+  environment: NodeJS.ProcessEnv = process.env,
 ): Promise<RunningService> {
   const store = await openStore(
     config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: config.dataDir },
@@ -62,7 +64,7 @@ export async function startService(
       dataDir: config.dataDir,
       signingKeyFile: config.signingKeyFile,
     });
-    const context = createContext({ store, config, platformKey, log });
+    const context = createContext({ store, config, platformKey, log, environment });
     const http = createServiceServer(context, packageVersion());
     await new Promise<void>((resolve, reject) => {
       http.server.once('error', reject);

@@ -1,7 +1,7 @@
 // A real, throwaway PostgreSQL for tests: initdb into a temp dir owned by the postgres user, pg_ctl start
 // on a free port on 127.0.0.1 (as `runuser -u postgres --` when running as root), stop and clean up after.
 import { execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,6 +33,11 @@ function findBinDir(): string {
   return found;
 }
 
+function ownerOf(path: string): { uid: number; gid: number } {
+  const { uid, gid } = statSync(path);
+  return { uid, gid };
+}
+
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
@@ -44,7 +49,12 @@ function freePort(): Promise<number> {
   });
 }
 
-export async function startPostgres(): Promise<TestPostgres> {
+export interface StartPostgresOptions {
+  /** TCP connections need this password (scram-sha-256) for user postgres; the socket stays trusted. */
+  password?: string;
+}
+
+export async function startPostgres(options: StartPostgresOptions = {}): Promise<TestPostgres> {
   const bin = findBinDir();
   const asRoot = process.getuid?.() === 0;
   const run = (command: string, args: string[]) => {
@@ -62,7 +72,14 @@ export async function startPostgres(): Promise<TestPostgres> {
   }
   const port = await freePort();
   try {
-    run('initdb', ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
+    const auth = ['--auth=trust'];
+    if (options.password !== undefined) {
+      const pwfile = join(root, 'pwfile');
+      writeFileSync(pwfile, `${options.password}\n`, { mode: 0o600 });
+      if (asRoot) chownSync(pwfile, ownerOf(root).uid, ownerOf(root).gid);
+      auth.push('--auth-host=scram-sha-256', `--pwfile=${pwfile}`);
+    }
+    run('initdb', ['-D', dataDir, '-U', 'postgres', ...auth, '--no-sync', '-E', 'UTF8', '--locale=C']);
     run('pg_ctl', [
       '-D',
       dataDir,
@@ -80,14 +97,17 @@ export async function startPostgres(): Promise<TestPostgres> {
     const stderr = (error as { stderr?: Buffer }).stderr?.toString() ?? '';
     throw new Error(`could not start PostgreSQL: ${(error as Error).message}\n${stderr}`);
   }
-  const base = `postgres://postgres@127.0.0.1:${port}`;
+  const user =
+    options.password === undefined ? 'postgres' : `postgres:${encodeURIComponent(options.password)}`;
+  const base = `postgres://${user}@127.0.0.1:${port}`;
   let stopped = false;
   return {
     url: `${base}/postgres`,
     createDatabase(name: string) {
       run('psql', [
         '-h',
-        '127.0.0.1',
+        // The socket is trusted even when TCP needs a password.
+        options.password === undefined ? '127.0.0.1' : root,
         '-p',
         String(port),
         '-U',

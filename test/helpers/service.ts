@@ -19,6 +19,8 @@ export interface StartServiceOptions {
   apiKey?: string;
   /** Run `tfgate serve` as a child process (needed for kill -9, signals, several instances). */
   process?: boolean;
+  /** In process: the environment terraform reads state backends with (default: this process's). */
+  terraformEnv?: NodeJS.ProcessEnv;
 }
 
 export interface TestService {
@@ -54,7 +56,7 @@ export async function startService(options: StartServiceOptions = {}): Promise<T
   };
   if (!options.process) {
     const config = resolveServeConfig({}, { TFGATE_LOG_LEVEL: 'silent', ...env });
-    const service = await startInProcess(config);
+    const service = await startInProcess(config, undefined, undefined, options.terraformEnv);
     return {
       baseUrl: service.url,
       apiKey,

@@ -13,6 +13,8 @@ export interface ServiceContext {
   platformKey: PlatformKey;
   instanceId: string;
   log: Logger;
+  /** The environment terraform runs with when it reads a state backend (credentials live there). */
+  environment: NodeJS.ProcessEnv;
   engine(): Promise<PolicyEngine>;
   /** The compiled policy data of a design revision, computed once. */
   policyData(revision: string, design: Design): PolicyData;
@@ -23,11 +25,13 @@ export function createContext(options: {
   config: ServeConfig;
   platformKey: PlatformKey;
   log: Logger;
+  environment?: NodeJS.ProcessEnv;
 }): ServiceContext {
   let engine: Promise<PolicyEngine> | undefined;
   const compiled = new Map<string, PolicyData>();
   return {
     ...options,
+    environment: options.environment ?? process.env,
     instanceId: options.config.instanceId ?? `${hostname()}-${process.pid}`,
     engine() {
       engine ??= PolicyEngine.load().catch((error: unknown) => {

@@ -73,8 +73,8 @@ async function readFromBackend(
   source: StateSourceRecord,
 ): Promise<Judged> {
   if (!backendAllowed(ctx, source.type)) throw backendNotAllowed(ctx, source.type, 502);
-  const env = terraformEnvironment(process.env);
-  const redact = credentialRedactor(process.env);
+  const env = terraformEnvironment(ctx.environment);
+  const redact = credentialRedactor(ctx.environment);
   let binary: TerraformBinary;
   try {
     binary = await binaryFor(ctx, env);
