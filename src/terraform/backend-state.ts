@@ -90,8 +90,8 @@ function escapeTemplates<T extends BackendValue>(value: T): T {
 
 /**
  * Pulls the state through terraform and hands it to `consume` while the scratch directory exists; removes
- * the directory (state values are secrets) however it ends. An empty backend (no state at all) is an
- * error: it most often means a wrong key, path or schema, and judging "nothing exists" would be a guess.
+ * the directory (state values are secrets) however it ends. An empty backend (nothing pulled) is an error
+ * (noStateError); the consumer also refuses a pulled state without a lineage, the other form of "no state".
  */
 export async function readBackendState<T>(
   options: BackendReadOptions,
@@ -128,12 +128,7 @@ export async function readBackendState<T>(
     pull.child.stdout!.pipe(file);
     await pull.done;
     await finished(file);
-    if ((await stat(rawFile)).size === 0) {
-      throw new BackendReadError(
-        'pull',
-        `the ${options.backend.type} backend holds no state for these settings; check them (the key, path, schema or workspace): an empty state is never judged`,
-      );
-    }
+    if ((await stat(rawFile)).size === 0) throw noStateError(options.backend.type);
 
     const show = run('show', ['show', '-json', '-no-color', rawFile]);
     const showJson = (async function* () {
@@ -150,6 +145,17 @@ export async function readBackendState<T>(
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The backend has no state for these settings: `state pull` prints nothing, or (http, some others) an empty
+ * state with no lineage. It most often means a wrong key, path, schema or workspace, so it is never judged.
+ */
+export function noStateError(type: string): BackendReadError {
+  return new BackendReadError(
+    'pull',
+    `the ${type} backend holds no state for these settings; check them (the key, path, schema or workspace): an empty state is never judged`,
+  );
 }
 
 interface Step {

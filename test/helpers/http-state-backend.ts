@@ -37,7 +37,8 @@ export async function startHttpStateBackend(
 
   const server: Server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
-    const path = url.pathname;
+    // Decoded, so a state's name is the one in its address whichever characters the client escaped.
+    const path = decodeURIComponent(url.pathname);
     requests.push({ method: request.method ?? '', path });
     if ([...hang].some((prefix) => path.startsWith(prefix))) {
       hanging.add(response);

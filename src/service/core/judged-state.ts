@@ -5,7 +5,7 @@ import { createReadStream } from 'node:fs';
 import { isTfgateError } from '../../errors/index.js';
 import type { JudgedState, ObservedResource } from '../../model/index.js';
 import { readObservedState, readStateIdentity } from '../../plan/index.js';
-import { BackendReadError, readBackendState } from '../../terraform/backend-state.js';
+import { BackendReadError, noStateError, readBackendState } from '../../terraform/backend-state.js';
 import { detectTerraform, type TerraformBinary } from '../../terraform/binary.js';
 import type { PackageRecord, StateSourceRecord } from '../store/index.js';
 import type { ServiceContext } from './context.js';
@@ -96,6 +96,7 @@ async function readFromBackend(
     async ({ rawFile, showJson }) => {
       const description = `the ${source.type} state of package "${pkg.packageId}"`;
       const identity = await readStateIdentity(createReadStream(rawFile), { description });
+      if (identity.lineage === '') throw noStateError(source.type);
       const state = await readObservedState(showJson, { description });
       return {
         resources: state.resources,
