@@ -3,7 +3,7 @@
 // local) and the very next refresh=true gate sees it with no push. A read that fails (credentials refused,
 // a backend that never answers, no state) is never a pass on the old snapshot, unless the package chose
 // fallback: pushed, and then the result says so. Records on both stores.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -34,6 +34,20 @@ type Gate = {
   blocking: Array<{ rule: string; address: string }>;
   error?: { code: string; message: string; details?: Record<string, unknown> };
 };
+
+/** Processes whose command line names a state-reading scratch directory (Linux /proc). */
+function readingProcesses(): string[] {
+  const found: string[] = [];
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      if (cmdline.includes('tfgate-state-')) found.push(`${pid}: ${cmdline}`);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return found;
+}
 
 const PG_PASSWORD = 'pg-secret-Zq7';
 const HTTP_USER = 'state-reader';
@@ -247,6 +261,9 @@ describe.each(['embedded', 'postgres'] as const)('drift read from the backend, %
     expect(timedOut.body.error!.code).toBe('drift_check_timeout');
     expect(timedOut.body.error!.message).toContain('time limit');
     expect(Date.now() - started).toBeLessThan(15_000);
+    // terraform's process group was killed, and the scratch directory (state values are secrets) removed.
+    expect(readingProcesses()).toEqual([]);
+    expect(readdirSync(tmpdir()).filter((name) => name.startsWith('tfgate-state-'))).toEqual([]);
 
     expect((await setSource(target, id, { type: 'http', config, fallback: 'pushed' })).status).toBe(200);
     const fallback = await gate(target, id);
@@ -284,6 +301,38 @@ describe('credentials come from the environment, and a refusal is never a pass',
       const audit = await api(svc, 'GET', `${CONFORMANCE}/packages/${id}/audit`);
       expect(audit.text).not.toContain('not-the-password-Q1');
       expect(audit.text).not.toContain('gate_decided');
+    } finally {
+      await svc.stop();
+    }
+  }, 120_000);
+
+  it('terraform quoting PG_CONN_STR (an invalid port) never puts its password in the answer, the audit or a log', async () => {
+    const leaky = `postgres://postgres:leak-me-7Rw@127.0.0.1:badport/terraform_states`;
+    const logs: string[] = [];
+    const svc = await startService({
+      process: true,
+      env: {
+        TFGATE_STATE_BACKENDS: BACKENDS,
+        TFGATE_DRIFT_INTERVAL: '1s',
+        PG_CONN_STR: leaky,
+        TF_CLI_CONFIG_FILE: cliConfig,
+      },
+    });
+    try {
+      const id = await createApprovedPackage(svc, ledgerDesign('pg-leak'));
+      expect((await setSource(svc, id, { type: 'pg', config: {} })).status).toBe(200);
+      const response = await gate(svc, id);
+      expect(response.status).toBe(502);
+      // terraform printed: parse "postgres://postgres:leak-me-7Rw@...": invalid port
+      expect(response.body.error!.message).toContain('invalid port');
+      expect(response.text).not.toContain('leak-me-7Rw');
+      // Let the scheduler fail on it too, then read every log line.
+      await new Promise((r) => setTimeout(r, 2500));
+      logs.push(...svc.logs.map((entry) => JSON.stringify(entry)));
+      expect(logs.some((line) => line.includes('scheduled drift check failed'))).toBe(true);
+      expect(logs.join('\n')).not.toContain('leak-me-7Rw');
+      const audit = await api(svc, 'GET', `${CONFORMANCE}/packages/${id}/audit`);
+      expect(audit.text).not.toContain('leak-me-7Rw');
     } finally {
       await svc.stop();
     }
