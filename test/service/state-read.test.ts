@@ -20,6 +20,7 @@ describe('renderBackendConfig', () => {
 
   it('escapes ${ and %{ for OpenTofu, which evaluates backend settings as templates, in nested values too', () => {
     const text = renderBackendConfig(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: terraform template syntax, meant literally.
       { type: 's3', config: { key: 'a${b}%{c}', assume_role: { role_arn: '${x}' }, list: ['%{y}'] } },
       'opentofu',
     );
