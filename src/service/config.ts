@@ -72,7 +72,7 @@ export const SERVE_SETTINGS = [
     flag: '--drift-interval <duration>',
     env: 'TFGATE_DRIFT_INTERVAL',
     default: '15m',
-    help: 'how often each approved package with observed state gets a scheduled drift check (0 turns it off)',
+    help: 'how often each approved package with observed state or a state source gets a scheduled drift check (0 turns it off)',
   },
   {
     key: 'driftCheckTimeout',
