@@ -23,7 +23,10 @@ export type ManagementOperation =
   | 'plan acknowledgements list'
   | 'audit read'
   | 'run task configuration'
-  | 'run task read';
+  | 'run task read'
+  | 'state source set'
+  | 'state source read'
+  | 'state source clear';
 
 const MANAGEMENT_OPERATIONS: ReadonlySet<Operation> = new Set<Operation>([
   'API key creation',
@@ -42,6 +45,9 @@ const MANAGEMENT_OPERATIONS: ReadonlySet<Operation> = new Set<Operation>([
   'audit read',
   'run task configuration',
   'run task read',
+  'state source set',
+  'state source read',
+  'state source clear',
 ]);
 
 export interface FailureContext {
@@ -95,6 +101,9 @@ const SCOPE_NEEDED: Readonly<Record<Operation, string>> = {
   'audit read': 'compliance:read',
   'run task configuration': 'compliance:write',
   'run task read': 'compliance:read',
+  'state source set': 'compliance:write',
+  'state source read': 'compliance:read',
+  'state source clear': 'compliance:write',
 };
 
 /** Exit 1 when the caller must fix its own invocation or credentials; exit 4 when no decision was reached. */

@@ -84,6 +84,9 @@ it('covers every command', () => {
       'plan',
       'serve',
       'state push',
+      'state-source set',
+      'state-source show',
+      'state-source clear',
     ].sort(),
   );
   for (const command of COMMANDS) expect(command.singleValue.length, command.name).toBeGreaterThan(0);
@@ -128,6 +131,13 @@ describe('flags that may repeat', () => {
     const { ran, error } = await parse(['gate', '--advisory', '--advisory', '--refresh', '--refresh']);
     expect(error).toBeUndefined();
     expect(ran).toEqual(['gate']);
+  });
+
+  it('--config of state-source set collects its settings', async () => {
+    const args = ['state-source', 'set', '--type', 'pg', '--config', 'a=1', '--config', 'b=2'];
+    const { ran, error } = await parse(args);
+    expect(error).toBeUndefined();
+    expect(ran).toEqual(['state-source set']);
   });
 
   it('variadic --scopes of keys create accumulates', async () => {

@@ -11,6 +11,7 @@ import { registerPlan } from './plan.js';
 import { registerRunTask } from './run-task.js';
 import { registerServe } from './serve.js';
 import { registerState } from './state.js';
+import { registerStateSource } from './state-source.js';
 
 /** Each command file exports a register(program) function; list it here. */
 export const COMMAND_REGISTRATIONS: Array<(program: Command) => void> = [
@@ -18,6 +19,7 @@ export const COMMAND_REGISTRATIONS: Array<(program: Command) => void> = [
   registerBundle,
   registerServe,
   registerState,
+  registerStateSource,
   registerKeys,
   registerDesign,
   registerFindings,
