@@ -86,7 +86,7 @@ export const SERVE_SETTINGS = [
     flag: '--state-backends <list>',
     env: 'TFGATE_STATE_BACKENDS',
     default: DEFAULT_STATE_BACKENDS.join(','),
-    help: 'state backends packages may name, comma-separated; `local` (files on this host) only when listed',
+    help: 'state backends packages may name, comma-separated, or none; `local` (files on this host) only when listed',
   },
   {
     key: 'stateReadTimeout',
@@ -192,10 +192,12 @@ export const serveConfigSchema = z
     stateBackends: z
       .string()
       .transform((value) =>
-        value
-          .split(',')
-          .map((t) => t.trim())
-          .filter((t) => t !== ''),
+        value.trim() === 'none'
+          ? []
+          : value
+              .split(',')
+              .map((t) => t.trim())
+              .filter((t) => t !== ''),
       )
       .pipe(
         z.array(
