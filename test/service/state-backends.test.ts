@@ -210,6 +210,27 @@ describe.each(['embedded', 'postgres'] as const)('drift read from the backend, %
     expect(after - before).toBeGreaterThanOrEqual(3 + 3);
   }, 120_000);
 
+  it('refresh gates arriving at once share reads: at most two per package', async () => {
+    const id = await createApprovedPackage(svc, ledgerDesign(`burst-${kind}`));
+    const config = { address: http.address(id) };
+    const reality = new Reality(
+      { http: config },
+      { TF_HTTP_USERNAME: HTTP_USER, TF_HTTP_PASSWORD: HTTP_PASSWORD },
+    );
+    await reality.apply(['ledger']);
+    expect((await setSource(svc, id, { type: 'http', config })).status).toBe(200);
+    const gets = () => http.requests.filter((r) => r.method === 'GET' && r.path === `/state/${id}`).length;
+    const before = gets();
+    expect((await gate(svc, id)).status).toBe(200);
+    const perRead = gets() - before;
+    expect(perRead).toBeGreaterThan(0);
+
+    const burst = gets();
+    const answers = await Promise.all(Array.from({ length: 8 }, () => gate(svc, id)));
+    expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200));
+    expect(gets() - burst).toBeLessThanOrEqual(2 * perRead);
+  }, 120_000);
+
   it('local (a path that breaks HCL and holds template syntax is read literally)', async () => {
     const id = await createApprovedPackage(svc, ledgerDesign(`local-${kind}`));
     const dir = join(scratch, `local-${kind}`);

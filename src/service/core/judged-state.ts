@@ -106,6 +106,43 @@ async function readFromBackend(
   );
 }
 
+interface Flight {
+  running: Promise<Judged>;
+  /** The read after it, which callers arriving meanwhile share. */
+  next: Promise<Judged> | undefined;
+}
+
+const flights = new WeakMap<ServiceContext, Map<string, Flight>>();
+
+/**
+ * Reads of one package's backend share terraform: a caller joins the read that starts after the running one
+ * ends (the running one may have started before the caller's apply finished, so it is not "now" for it).
+ * At most two reads per package run or wait, however many refresh gates arrive at once.
+ */
+function sharedRead(ctx: ServiceContext, pkg: PackageRecord, source: StateSourceRecord): Promise<Judged> {
+  let byKey = flights.get(ctx);
+  if (!byKey) {
+    byKey = new Map();
+    flights.set(ctx, byKey);
+  }
+  const table = byKey;
+  const key = `${pkg.pk}\u0000${source.type}\u0000${JSON.stringify(source.config)}`;
+  const start = (): Promise<Judged> => {
+    const flight: Flight = { running: readFromBackend(ctx, pkg, source), next: undefined };
+    table.set(key, flight);
+    const done = () => {
+      if (table.get(key) === flight && flight.next === undefined) table.delete(key);
+    };
+    flight.running.then(done, done);
+    return flight.running;
+  };
+  const current = table.get(key);
+  if (!current) return start();
+  const ignore = () => undefined;
+  current.next ??= current.running.then(ignore, ignore).then(start);
+  return current.next;
+}
+
 async function pushed(ctx: ServiceContext, pkg: PackageRecord): Promise<Judged | null> {
   const state = await ctx.store.observedState.get(pkg);
   if (!state) return null;
@@ -156,7 +193,7 @@ export async function judgedState(ctx: ServiceContext, pkg: PackageRecord): Prom
     return snapshot;
   }
   try {
-    return await readFromBackend(ctx, pkg, source);
+    return await sharedRead(ctx, pkg, source);
   } catch (error) {
     const failure = readFailed(pkg, source, error);
     // Only a read failure may fall back; a failure of ours (a bug, the database) is never hidden.
