@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { packagePath } from '../client/index.js';
 import { packageIdSchema } from '../options/common.js';
+import { STATE_BACKEND_TYPES, STATE_FALLBACKS, stateSourceViewSchema } from '../schemas/management.js';
 import {
   callService,
   type ManagementContext,
@@ -11,40 +12,17 @@ import {
   serviceConnectionSchema,
 } from './management.js';
 
-/** The backend types the service knows (its `--state-backends` may allow fewer). */
-export const STATE_SOURCE_TYPES = [
-  's3',
-  'gcs',
-  'azurerm',
-  'pg',
-  'http',
-  'remote',
-  'cloud',
-  'kubernetes',
-  'consul',
-  'local',
-] as const;
-
 type Setting = string | number | boolean | Setting[] | { [key: string]: Setting };
 
-/** `GET|PUT …/state-source`, read leniently (unknown fields ignored). */
-export const stateSourceViewSchema = z.object({
-  package_id: z.string(),
-  type: z.string(),
-  config: z.record(z.string(), z.unknown()),
-  fallback: z.string(),
-  updated_at: z.string(),
-  updated_by: z.string(),
-});
 export type StateSourceView = z.output<typeof stateSourceViewSchema>;
 
 export const stateSourceSetOptionsSchema = serviceConnectionSchema.extend({
   packageId: packageIdSchema,
-  type: z.enum(STATE_SOURCE_TYPES, { error: () => `must be one of ${STATE_SOURCE_TYPES.join(', ')}` }),
+  type: z.enum(STATE_BACKEND_TYPES, { error: () => `must be one of ${STATE_BACKEND_TYPES.join(', ')}` }),
   /** `--config key=value` (repeatable) and `--config-json` (nested blocks) merged; `--config` wins. */
   config: z.record(z.string(), z.custom<Setting>()).default({}),
   fallback: z
-    .enum(['none', 'pushed'], { error: () => 'must be none (a failed read fails the check) or pushed' })
+    .enum(STATE_FALLBACKS, { error: () => 'must be none (a failed read fails the check) or pushed' })
     .default('none'),
 });
 export type StateSourceSetOptions = z.output<typeof stateSourceSetOptionsSchema>;

@@ -72,3 +72,34 @@ export const designRevisionViewSchema = z.object({
   design: z.unknown().describe('the design document, as stored'),
 });
 export type DesignRevisionView = z.output<typeof designRevisionViewSchema>;
+
+/** Every backend a package may read its state from (the service's and the client's one list). */
+export const STATE_BACKEND_TYPES = [
+  's3',
+  'gcs',
+  'azurerm',
+  'pg',
+  'http',
+  'remote',
+  'cloud',
+  'kubernetes',
+  'consul',
+  'local',
+] as const;
+
+/** What a check does when the backend read fails: fail (`none`), or judge the pushed snapshot and say so. */
+export const STATE_FALLBACKS = ['none', 'pushed'] as const;
+
+/** Setting names that hold secrets in any backend: refused by the service, and by the CLI before sending. */
+export const SECRET_SETTING_NAME =
+  /(password|passwd|secret|token|credential|conn_str|private_key|access_key|sas|api_key)/i;
+
+/** `GET|PUT /packages/{id}/state-source`. */
+export const stateSourceViewSchema = z.object({
+  package_id: z.string(),
+  type: z.string(),
+  config: z.record(z.string(), z.unknown()),
+  fallback: z.string(),
+  updated_at: timestampSchema,
+  updated_by: z.string(),
+});

@@ -1,4 +1,5 @@
-// The service's own vocabulary: plans, scopes and the principal a request acts as.
+// The service's own vocabulary: plans, scopes, the principal a request acts as, and state backends.
+import { STATE_BACKEND_TYPES, STATE_FALLBACKS } from '../schemas/management.js';
 
 export const ACCOUNT_PLANS = ['starter', 'team', 'large', 'enterprise'] as const;
 export type AccountPlan = (typeof ACCOUNT_PLANS)[number];
@@ -22,19 +23,7 @@ export interface Principal {
   scopes: Scope[];
 }
 
-/** Every backend a package may read its state from. `local` reads the service host's files: off by default. */
-export const STATE_BACKEND_TYPES = [
-  's3',
-  'gcs',
-  'azurerm',
-  'pg',
-  'http',
-  'remote',
-  'cloud',
-  'kubernetes',
-  'consul',
-  'local',
-] as const;
+export { STATE_BACKEND_TYPES, STATE_FALLBACKS };
 export type StateBackendType = (typeof STATE_BACKEND_TYPES)[number];
 
 /** The default of --state-backends: every type but `local`. */
@@ -42,6 +31,4 @@ export const DEFAULT_STATE_BACKENDS: readonly StateBackendType[] = STATE_BACKEND
   (t) => t !== 'local',
 );
 
-/** What a check does when the backend read fails: fail (`none`), or judge the pushed snapshot and say so. */
-export const STATE_FALLBACKS = ['none', 'pushed'] as const;
 export type StateFallback = (typeof STATE_FALLBACKS)[number];

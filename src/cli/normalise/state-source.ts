@@ -1,6 +1,7 @@
 // `tfgate state-source set`: --config key=value (repeatable) and --config-json (nested blocks) → the settings.
 import { UsageError } from '../../errors/index.js';
 import { parseUntrustedJson } from '../../json/untrusted.js';
+import { SECRET_SETTING_NAME } from '../../schemas/management.js';
 import type { ManagementFlags } from './management.js';
 
 export interface StateSourceSetFlags extends ManagementFlags {
@@ -10,11 +11,9 @@ export interface StateSourceSetFlags extends ManagementFlags {
   fallback?: string;
 }
 
-/** Names that hold secrets: refused here, before anything is sent (the service refuses them too). */
-const SECRET_NAME = /(password|passwd|secret|token|credential|conn_str|private_key|access_key|sas|api_key)/i;
-
 function refuseSecret(name: string, flag: string): void {
-  if (!SECRET_NAME.test(name)) return;
+  // Refused here, before anything is sent (the service refuses them too).
+  if (!SECRET_SETTING_NAME.test(name)) return;
   throw new UsageError(
     'secret_in_state_source',
     `${flag}: "${name}" is a secret, and secrets are never sent to the service`,

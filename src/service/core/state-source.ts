@@ -1,6 +1,7 @@
 // Where a package's state lives: a Terraform backend and its non-secret settings. Credentials never come
 // through the API: a setting that is a secret is refused, naming the environment variable terraform reads
 // instead, and the read runs with the service's own environment.
+import { SECRET_SETTING_NAME } from '../../schemas/management.js';
 import type { BackendValue } from '../../terraform/backend-state.js';
 import type { PackageRecord } from '../store/index.js';
 import type { StateSourceRecord } from '../store/state-sources.js';
@@ -49,7 +50,7 @@ const SECRET_SETTINGS: Readonly<Record<StateBackendType, Readonly<Record<string,
 };
 
 /** Names that are secrets in any backend (the table above names the variable where one exists). */
-const SECRET_NAME = /(password|passwd|secret|token|credential|conn_str|private_key|access_key|sas|api_key)/i;
+const SECRET_NAME = SECRET_SETTING_NAME;
 
 /** `scheme://user:password@host`: a password inside a URL-shaped setting. */
 const URL_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^/@\s]*:[^/@\s]*@/i;

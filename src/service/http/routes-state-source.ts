@@ -33,7 +33,7 @@ function depth(value: unknown): number {
 const stateSourceRequestSchema = z
   .object({
     type: z
-      .enum(STATE_BACKEND_TYPES)
+      .enum(STATE_BACKEND_TYPES, { error: () => `must be one of ${STATE_BACKEND_TYPES.join(', ')}` })
       .describe('the Terraform backend type (`cloud`: the HCP Terraform block)'),
     config: z
       .record(settingName, backendValueSchema)
