@@ -169,6 +169,28 @@ describe.each(['embedded', 'postgres'] as const)('state sources on the %s store'
   });
 });
 
+describe('the OpenAPI document', () => {
+  it('covers PUT, GET and DELETE of the state source, and the read failures of the gate and the check', async () => {
+    type Operation = { operationId: string; responses: Record<string, unknown> };
+    const doc = await api<{ paths: Record<string, Record<string, Operation>> }>(
+      defaults,
+      'GET',
+      `${CONFORMANCE}/openapi.json`,
+      { key: null },
+    );
+    const source = doc.body.paths[`${CONFORMANCE}/packages/{package_id}/state-source`]!;
+    expect(Object.keys(source).sort()).toEqual(['delete', 'get', 'put']);
+    expect(source.put!.operationId).toBe('putStateSource');
+    expect(Object.keys(source.put!.responses)).toEqual(expect.arrayContaining(['200', '400', '403', '404']));
+    expect(Object.keys(source.get!.responses)).toEqual(expect.arrayContaining(['200', '404']));
+    expect(Object.keys(source.delete!.responses)).toEqual(expect.arrayContaining(['204', '403']));
+    for (const path of ['gate', 'drift-checks']) {
+      const post = doc.body.paths[`${CONFORMANCE}/packages/{package_id}/${path}`]!.post!;
+      expect(Object.keys(post.responses)).toEqual(expect.arrayContaining(['502', '504']));
+    }
+  });
+});
+
 describe('the operator decides which backends are allowed', () => {
   it('local is off by default: it would read files on the service host', async () => {
     const id = await createApprovedPackage(defaults, design('src-local-off'));
