@@ -11,6 +11,7 @@ export function renderJson(subject: ReportSubject): string {
     ...head,
     refreshed: r.refreshed,
     drift_checked_at: r.drift_checked_at,
+    ...(r.state ? { state: r.state } : {}),
     blocking: r.blocking,
     acknowledged: r.acknowledged,
     counts: r.counts,

@@ -1,5 +1,5 @@
 // Plain text for terminals, CI logs and Atlantis: decision line first, then a table, counts and fixes.
-import type { Severity } from '../model/index.js';
+import type { JudgedState, Severity } from '../model/index.js';
 import { type Painter, painter } from './color.js';
 import { describeRule } from './rules.js';
 import type { ReportRenderOptions, ReportSubject } from './subject.js';
@@ -97,6 +97,7 @@ export function textLines(view: ReportView, p: Painter): string[] {
     out.push(
       `Drift: ${checked}${view.refreshed ? ' (fresh check for this call)' : ' (last scheduled check)'}.`,
     );
+    if (view.judgedState) out.push(`State judged: ${describeJudgedState(view.judgedState)}.`);
   }
 
   const rules = [...new Set(open.map((r) => r.rule))];
@@ -108,4 +109,15 @@ export function textLines(view: ReportView, p: Painter): string[] {
     }
   }
   return out;
+}
+
+/** "the pg state, serial 7, lineage …, read at …"; a fallback says which read failed and why. */
+function describeJudgedState(state: JudgedState): string {
+  if (state.source !== 'pushed') {
+    return `the ${state.source} state read from its backend at ${state.read_at} (serial ${state.serial ?? '?'}, lineage ${state.lineage ?? '?'})`;
+  }
+  const pushed = `the snapshot pushed at ${state.read_at}`;
+  return state.fallback_from
+    ? `${pushed}, because reading the ${state.fallback_from} backend failed (the package's fallback): ${state.read_error ?? 'no reason given'}`
+    : pushed;
 }

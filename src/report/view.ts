@@ -2,6 +2,7 @@
 import {
   type Decision,
   type ExpiredAcknowledgement,
+  type JudgedState,
   type RuleId,
   type Severity,
   type SourceLocation,
@@ -64,6 +65,8 @@ export interface ReportView {
   driftCheckedAt?: string;
   /** Acknowledgements that had expired at the decision time: their findings block again. */
   expiredAcknowledgements?: ExpiredAcknowledgement[];
+  /** Which state the service's drift check judged (gate only; absent from services that do not say). */
+  judgedState?: JudgedState;
 }
 
 const PLAN_RULE_SET: readonly RuleId[] = ['unsanctioned_creation', 'capability_dependency_destroyed'];
@@ -161,6 +164,7 @@ function baseView(subject: ReportSubject): ReportView {
     refreshed: r.refreshed,
     ...(r.drift_checked_at ? { driftCheckedAt: r.drift_checked_at } : {}),
     ...expired(r.expired_acknowledgements),
+    ...(r.state ? { judgedState: r.state } : {}),
   };
 }
 

@@ -6,6 +6,7 @@ import { createWriteStream } from 'node:fs';
 import { chmod, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { TerraformError } from '../errors/index.js';
 import type { TerraformBinary } from './binary.js';
@@ -131,8 +132,11 @@ export async function readBackendState<T>(
     if ((await stat(rawFile)).size === 0) throw noStateError(options.backend.type);
 
     const show = run('show', ['show', '-json', '-no-color', rawFile]);
+    // Read at once: Node discards a child's unread stdout when it exits (child_process flushStdio), and
+    // the consumer may read the raw file first. The PassThrough holds it (with backpressure) meanwhile.
+    const output = show.child.stdout!.pipe(new PassThrough());
     const showJson = (async function* () {
-      for await (const chunk of show.child.stdout! as AsyncIterable<Buffer>) yield chunk;
+      for await (const chunk of output as AsyncIterable<Buffer>) yield chunk;
       await show.done;
     })();
     try {

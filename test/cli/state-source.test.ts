@@ -1,5 +1,9 @@
 // `tfgate state-source set|show|clear` against a real service; a secret setting is refused before anything
 // is sent, and the service's own refusals come back in plain words.
+
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   api,
@@ -8,7 +12,8 @@ import {
   startService,
   type TestService,
 } from '../helpers/service.js';
-import { design } from '../service/fixtures.js';
+import { TerraformWorkspace } from '../helpers/terraform.js';
+import { design, STATE_CLEAN } from '../service/fixtures.js';
 import { tfgateAgainst } from './management-helpers.js';
 
 let svc: TestService;
@@ -21,6 +26,52 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await svc?.stop();
+});
+
+describe('tfgate gate says which state the service judged', () => {
+  it('a local backend read now (serial and lineage), in text and JSON; pushed state otherwise', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tfgate-cli-state-'));
+    const local = await startService({ env: { TFGATE_STATE_BACKENDS: 'local' } });
+    try {
+      const run = tfgateAgainst(local);
+      await createApprovedPackage(local, design('pushed'), { observedState: STATE_CLEAN });
+      const pushed = await run(['gate', '--package', 'pushed']);
+      expect(pushed.stdout).toMatch(/State judged: the snapshot pushed at \S+\./);
+
+      writeFileSync(
+        join(dir, 'main.tf.json'),
+        JSON.stringify({
+          terraform: { backend: { local: { path: join(dir, 'ledger.tfstate') } } },
+          resource: { terraform_data: { ledger: { input: 1 } } },
+        }),
+      );
+      const workspace = TerraformWorkspace.create(dir);
+      await workspace.init();
+      await workspace.apply();
+      await createApprovedPackage(local, design('from-backend'));
+      const set = await run([
+        'state-source',
+        'set',
+        '--package',
+        'from-backend',
+        '--type',
+        'local',
+        '--config',
+        `path=${join(dir, 'ledger.tfstate')}`,
+      ]);
+      expect(set.exitCode, set.stderr).toBe(0);
+      const text = await run(['gate', '--package', 'from-backend', '--refresh', '--advisory']);
+      expect(text.stdout).toMatch(
+        /State judged: the local state read from its backend at \S+ \(serial \d+, lineage [0-9a-f-]{36}\)\./,
+      );
+      const json = await run(['gate', '--package', 'from-backend', '--format', 'json', '--advisory']);
+      expect(JSON.parse(json.stdout).state).toMatchObject({ source: 'local', serial: expect.any(Number) });
+      workspace.cleanup();
+    } finally {
+      await local.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
 
 describe('tfgate state-source', () => {

@@ -1,8 +1,13 @@
 // The backend block the service writes (JSON, never HCL; template syntax escaped for OpenTofu only) and the
 // credential hygiene around reading a state: tfgate's own variables withheld, secrets removed from messages.
+import { createReadStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readObservedState, readStateIdentity } from '../../src/plan/index.js';
 import { credentialRedactor, terraformEnvironment } from '../../src/service/core/judged-state.js';
-import { renderBackendConfig } from '../../src/terraform/backend-state.js';
+import { readBackendState, renderBackendConfig } from '../../src/terraform/backend-state.js';
+import { detectTerraform } from '../../src/terraform/binary.js';
 
 // biome-ignore lint/suspicious/noTemplateCurlyInString: terraform template syntax, meant literally.
 const HOSTILE = 'x"\n}\nresource "terraform_data" "y" {}\n${file("/etc/passwd")}%{if true}';
@@ -46,9 +51,11 @@ describe('credentials around a read', () => {
     KUBE_CLIENT_KEY_DATA: 'kube-key-data',
     TFGATE_BOOTSTRAP_API_KEY: 'tfgate-bootstrap-key-0123456789',
     DATABASE_URL: 'postgres://tfgate:db-pw@db/tfgate',
+    TF_LOG: 'trace',
+    TF_LOG_PATH: '/tmp/tf.log',
   };
 
-  it("withholds tfgate's own settings (its database, its bootstrap key) from terraform", () => {
+  it("withholds tfgate's own settings (its database, its bootstrap key) and TF_LOG from terraform", () => {
     expect(terraformEnvironment(env)).toEqual({
       PATH: '/usr/bin',
       PG_CONN_STR: env.PG_CONN_STR,
@@ -76,4 +83,49 @@ describe('credentials around a read', () => {
     expect(text).toContain('bad');
     expect(text).toContain('host=db');
   });
+});
+
+describe('readBackendState', () => {
+  it('keeps show -json output a consumer reads late (Node discards unread stdout of an exited child)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tfgate-late-'));
+    try {
+      const path = join(dir, 'late.tfstate');
+      writeFileSync(
+        path,
+        JSON.stringify({
+          version: 4,
+          terraform_version: '1.11.4',
+          serial: 3,
+          lineage: '6f1c0d3e-0000-4000-8000-000000000001',
+          outputs: {},
+          resources: [],
+          check_results: null,
+        }),
+      );
+      const binary = await detectTerraform('terraform');
+      const cliConfig = join(dir, 'empty.tfrc');
+      writeFileSync(cliConfig, '');
+      const result = await readBackendState(
+        {
+          binary,
+          backend: { type: 'local', config: { path } },
+          env: { ...process.env, TF_CLI_CONFIG_FILE: cliConfig },
+          timeoutMs: 60_000,
+          maxBytes: 1024 * 1024,
+          redact: (text) => text,
+        },
+        async ({ rawFile, showJson }) => {
+          const identity = await readStateIdentity(createReadStream(rawFile));
+          // By now `show` has long exited: its output must still be there.
+          await new Promise((resolve) => setTimeout(resolve, 1500));
+          const state = await readObservedState(showJson);
+          return { identity, state };
+        },
+      );
+      expect(result.identity).toEqual({ serial: 3, lineage: '6f1c0d3e-0000-4000-8000-000000000001' });
+      expect(result.state).toMatchObject({ format_version: '1.0', resources: [] });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -17,13 +17,16 @@ export interface Judged {
   state: JudgedState;
 }
 
-/** Environment variables of tfgate itself that terraform never needs: its database and its bootstrap key. */
-const OWN_VARIABLES = /^(TFGATE_|DATABASE_URL$)/;
+/**
+ * Withheld from terraform: tfgate's own variables (its database, its bootstrap key), which terraform never
+ * needs, and TF_LOG*, whose debug output (request dumps, headers) would reach the error text we repeat.
+ */
+const OWN_VARIABLES = /^(TFGATE_|DATABASE_URL$|TF_LOG)/;
 /** Names of variables whose values are credentials: removed from any terraform text we repeat. */
 const SECRET_VARIABLE =
   /(PASSWORD|PASSWD|SECRET|TOKEN|CONN_STR|CREDENTIALS|ACCESS_KEY|PRIVATE_KEY|SAS|_AUTH$|_KEY$|_KEY_DATA$)/i;
 
-/** The environment terraform runs with: the service's own, without tfgate's settings. */
+/** The environment terraform runs with: the service's own, without tfgate's settings or TF_LOG. */
 export function terraformEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(env).filter(([name]) => !OWN_VARIABLES.test(name)));
 }
