@@ -228,7 +228,10 @@ describe.each(['embedded', 'postgres'] as const)('drift read from the backend, %
 
     const burst = gets();
     const answers = await Promise.all(Array.from({ length: 8 }, () => gate(svc, id)));
-    expect(answers.map((a) => a.status), JSON.stringify(answers.map((a) => a.body))).toEqual(Array(8).fill(200));
+    expect(
+      answers.map((a) => a.status),
+      JSON.stringify(answers.map((a) => a.body)),
+    ).toEqual(Array(8).fill(200));
     expect(gets() - burst).toBeLessThanOrEqual(2 * perRead);
   }, 120_000);
 
