@@ -84,6 +84,8 @@ it('covers every command', () => {
       'plan',
       'serve',
       'state push',
+      'run-task configure',
+      'run-task show',
       'state-source set',
       'state-source show',
       'state-source clear',
