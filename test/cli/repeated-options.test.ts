@@ -84,8 +84,6 @@ it('covers every command', () => {
       'plan',
       'serve',
       'state push',
-      'run-task configure',
-      'run-task show',
       'state-source set',
       'state-source show',
       'state-source clear',
