@@ -16,8 +16,8 @@ import { PlanAcknowledgementRepository } from './plan-acknowledgements.js';
 import { RunTaskRepository } from './run-tasks.js';
 import { SettingsRepository } from './settings.js';
 import type { SqlClient } from './sql.js';
-import { UiSessionRepository } from './ui-sessions.js';
 import { StateSourceRepository } from './state-sources.js';
+import { UiSessionRepository } from './ui-sessions.js';
 
 export class Store {
   readonly caches: StoreCaches;
