@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JudgedState } from '../../src/model/index.js';
 import { type HttpStateBackend, startHttpStateBackend } from '../helpers/http-state-backend.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import {
@@ -19,14 +20,6 @@ import {
 import { TerraformWorkspace, TOFU_BIN } from '../helpers/terraform.js';
 import { stateJson } from './fixtures.js';
 
-type JudgedState = {
-  source: string;
-  serial: number | null;
-  lineage: string | null;
-  read_at: string;
-  fallback_from?: string;
-  read_error?: string;
-};
 type Gate = {
   decision: string;
   refreshed: boolean;
