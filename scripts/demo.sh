@@ -103,8 +103,10 @@ tfgate gate --package demo --refresh # --refresh: a drift check now, on the stat
 code=$?
 set -e
 [ "$code" -eq 3 ] || die "expected the gate to block on the open drift finding, got exit $code"
-open_findings="$(tfgate findings list --package demo --status open --format json)"
-finding_id="$(node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const f=JSON.parse(s).findings.find(x=>x.rule==="capability_dependency_missing");if(!f)process.exit(1);process.stdout.write(f.id)})' <<<"$open_findings")"
+open_findings="$(tfgate findings list --package demo --status open)"
+# The text list's rows are "<id>  <status>  <severity>  <address>"; the finding is the missing audit log's.
+finding_id="$(sed -n 's/^\(f_[A-Za-z0-9_-]*\)  open  [a-z]*  terraform_data\.audit_log$/\1/p' <<<"$open_findings")"
+[ -n "$finding_id" ] || die "no open finding for terraform_data.audit_log in: $open_findings"
 note "open finding $finding_id: the audit-trail capability depends on terraform_data.audit_log, which does not exist"
 tfgate findings ack "$finding_id" --package demo --reason "audit log moves to the new platform in Q1; tracked in PAY-142"
 note "acknowledged. The audit log records who, when and why:"
