@@ -2,6 +2,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { type RunningService, type ServeConfig, startService } from '../service/index.js';
+import { EMBEDDED_STORE_DIR } from '../service/store/sqlite.js';
 
 export interface ServeOptions {
   /** The service's configuration, parsed by the CLI's normaliser (src/cli/normalise/serve.ts). */
@@ -48,11 +49,10 @@ export async function serve(options: ServeOptions): Promise<ServeResult> {
     warned = true;
     stderr.write(`${NO_API_KEY_WARNING}\n`);
   };
-  // A new embedded store takes seconds to create: say so, and say at once when it will start with no key.
-  if (config.databaseUrl === undefined && !existsSync(join(config.dataDir, 'pgdata'))) {
-    stderr.write(
-      `tfgate serve: preparing a new store in ${config.dataDir} (first start, a few seconds)...\n`,
-    );
+  // A new embedded store: say so (an unexpected empty store is a wrong --data-dir), and say at once when it
+  // will start with no key.
+  if (config.databaseUrl === undefined && !existsSync(join(config.dataDir, EMBEDDED_STORE_DIR))) {
+    stderr.write(`tfgate serve: preparing a new store in ${config.dataDir} (first start)...\n`);
     if (!config.bootstrapApiKey) warnNoKey();
   }
   const service = await startService(config, undefined, { noApiKey: warnNoKey });

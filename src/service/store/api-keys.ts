@@ -44,10 +44,8 @@ export class ApiKeyRepository {
 
   /** Whether any key exists, revoked or not (none: nobody can call the service until one is bootstrapped). */
   async any(): Promise<boolean> {
-    const { rows } = await this.db.query<{ found: boolean }>(
-      'SELECT EXISTS (SELECT 1 FROM api_keys) AS found',
-    );
-    return rows[0]?.found === true;
+    const { rows } = await this.db.query('SELECT 1 AS found FROM api_keys LIMIT 1');
+    return rows.length > 0;
   }
 
   /** Creates the `default` account and the bootstrap key, only while no key exists at all. */

@@ -1,5 +1,5 @@
-// The store: embedded PGlite by default, PostgreSQL when a database URL is given. Same schema for both.
-import { openEmbedded } from './pglite.js';
+// The store: embedded SQLite (node:sqlite) by default, PostgreSQL when a database URL is given. Same schema for both.
+import { openEmbedded } from './sqlite.js';
 import { openPostgres } from './postgres.js';
 import { Store } from './store.js';
 

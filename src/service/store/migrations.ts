@@ -1,8 +1,21 @@
-// Schema migrations, shared by the embedded and the PostgreSQL backend. Append only: never edit a
-// released migration, add the next one.
+// Schema migrations, shared by the embedded (SQLite) and the PostgreSQL backend: one numbered list, each
+// written in PostgreSQL's dialect and run on SQLite through dialect.ts. Where the DDL must differ (triggers),
+// the migration carries both variants side by side (`postgres`, `sqlite`), run after the shared `sql`.
+// Append only: never edit a released migration, add the next one.
 import type { SqlClient } from './sql.js';
 
-export const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> = [
+export interface Migration {
+  version: number;
+  name: string;
+  /** Both stores. */
+  sql: string;
+  /** PostgreSQL only, after `sql`. */
+  postgres?: string;
+  /** SQLite only, after `sql`: the same effect as `postgres`. */
+  sqlite?: string;
+}
+
+export const MIGRATIONS: ReadonlyArray<Migration> = [
   {
     version: 1,
     name: 'initial schema',
@@ -100,13 +113,6 @@ CREATE TABLE audit (
   details jsonb NOT NULL DEFAULT '{}'::jsonb
 );
 CREATE INDEX audit_package ON audit (package_pk, id);
-CREATE FUNCTION audit_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  RAISE EXCEPTION 'the audit log is append-only';
-END
-$$;
-CREATE TRIGGER audit_no_rewrite BEFORE UPDATE OR DELETE ON audit
-  FOR EACH ROW EXECUTE FUNCTION audit_append_only();
 CREATE TABLE bundles (
   package_pk integer NOT NULL REFERENCES packages(pk),
   revision text NOT NULL,
@@ -119,6 +125,21 @@ CREATE TABLE settings (
   value text NOT NULL,
   updated_at timestamptz NOT NULL DEFAULT now()
 );
+`,
+    postgres: `
+CREATE FUNCTION audit_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE EXCEPTION 'the audit log is append-only';
+END
+$$;
+CREATE TRIGGER audit_no_rewrite BEFORE UPDATE OR DELETE ON audit
+  FOR EACH ROW EXECUTE FUNCTION audit_append_only();
+`,
+    sqlite: `
+CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit
+  BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit
+  BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
 `,
   },
   {
@@ -244,6 +265,8 @@ export async function migrate(db: SqlClient): Promise<number[]> {
     for (const migration of MIGRATIONS) {
       if (applied.has(migration.version)) continue;
       await tx.exec(migration.sql);
+      const variant = db.kind === 'postgres' ? migration.postgres : migration.sqlite;
+      if (variant) await tx.exec(variant);
       await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [
         migration.version,
         migration.name,

@@ -1,0 +1,262 @@
+// Embedded backend: SQLite through Node's built-in node:sqlite, one file in <data dir>/store. No setup, one
+// process. Replaces PGlite (PostgreSQL in wasm), measured on this machine (load ~20, Node 26): PGlite took
+// 11.8–13.5 s and 620–680 MB to create an empty store and 2.2 s and 300 MB to open it again; node:sqlite
+// opens or creates one in 13–74 ms at 47–49 MB RSS for the whole process (Node 22 and 26 alike).
+//
+// Guarantees, as on PostgreSQL:
+// - Transactions: node:sqlite runs each statement synchronously, but a SqlClient transaction is an async
+//   callback, so transactions are serialised in this process (one open at a time); a statement outside a
+//   transaction waits for the open one to end, so it never runs inside another request's transaction.
+// - Durability: WAL with synchronous=FULL, so a commit is on disk (fsync) before the call returns, and a
+//   kill -9 loses nothing answered. The audit log's group commit (audit.ts) shares one commit among calls.
+// - One process per data dir: the owner lock (data-dir-lock.ts).
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
+import { UsageError } from '../../errors/index.js';
+import { parseUntrustedJson } from '../../json/untrusted.js';
+import { lockDataDir } from './data-dir-lock.js';
+import { toSqlite } from './dialect.js';
+import type { SqlClient, SqlExecutor, SqlRows } from './sql.js';
+
+/** The embedded store's directory in the data dir. */
+export const EMBEDDED_STORE_DIR = 'store';
+const STORE_FILE = 'tfgate.db';
+
+/**
+ * node:sqlite, loaded on demand. Node 22 prints "ExperimentalWarning: SQLite is an experimental feature" on
+ * loading it, into the service's log on every start: that one warning is not printed (the module is in
+ * release candidate state on Node 25 and later, and tfgate tests it on both supported lines).
+ */
+function loadSqlite(): typeof import('node:sqlite') {
+  const emitWarning = process.emitWarning;
+  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+    const text = typeof warning === 'string' ? warning : warning.message;
+    const type = typeof rest[0] === 'string' ? rest[0] : (rest[0] as { type?: string } | undefined)?.type;
+    if (type === 'ExperimentalWarning' && /^SQLite is an experimental feature/.test(text)) return;
+    (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
+  }) as typeof process.emitWarning;
+  try {
+    return process.getBuiltinModule('node:sqlite') as typeof import('node:sqlite');
+  } finally {
+    process.emitWarning = emitWarning;
+  }
+}
+
+/**
+ * The store's files could not be opened or read: truncated or overwritten, not a database, a directory in
+ * the file's place. Names the directory and the two ways out.
+ */
+export function damagedDataDir(dataDir: string, dbDir: string, cause: unknown): UsageError {
+  const detail = cause instanceof Error ? cause.message : '';
+  return new UsageError(
+    'data_dir_damaged',
+    `the embedded store in ${dbDir} is damaged or unreadable, so tfgate serve cannot start${detail ? ` (${detail})` : ''}`,
+    {
+      cause,
+      hint:
+        `stop every tfgate serve on ${dataDir}, then either restore ${dbDir} from a backup (what was written ` +
+        `after that backup is lost), or move it aside (mv ${dbDir} ${dbDir}.damaged) and start again with an empty ` +
+        'store: that loses every package, design, approval, observed state, finding, acknowledgement, the ' +
+        'audit log and every API key (set TFGATE_BOOTSTRAP_API_KEY to create an admin key again). The ' +
+        `signing key (${join(dataDir, 'signing-key.pem')}) is kept, so bundles stay signed by the same key.`,
+    },
+  );
+}
+
+/** A data dir from a development build that kept its store in PGlite (never released: nothing to migrate). */
+function pgliteDataDir(dataDir: string): UsageError {
+  const old = join(dataDir, 'pgdata');
+  return new UsageError(
+    'data_dir_old_store',
+    `the data dir ${dataDir} holds a store in the old format (${old}, written by a development build of tfgate), which this version cannot read`,
+    {
+      hint:
+        `no released version wrote that format, so there is nothing to migrate: move it aside (mv ${old} ${old}.old) ` +
+        'and start again with an empty store (set TFGATE_BOOTSTRAP_API_KEY to create an admin key), or pick ' +
+        `another --data-dir. The signing key (${join(dataDir, 'signing-key.pem')}) is kept.`,
+    },
+  );
+}
+
+/** SQLite's extended result codes for constraint failures, as PostgreSQL's SQLSTATE (what the repositories test). */
+const SQLSTATE: Record<number, string> = {
+  2067: '23505', // SQLITE_CONSTRAINT_UNIQUE
+  1555: '23505', // SQLITE_CONSTRAINT_PRIMARYKEY
+  787: '23503', // SQLITE_CONSTRAINT_FOREIGNKEY
+  1299: '23502', // SQLITE_CONSTRAINT_NOTNULL
+  275: '23514', // SQLITE_CONSTRAINT_CHECK
+  1811: 'P0001', // SQLITE_CONSTRAINT_TRIGGER: RAISE(ABORT) in a trigger, as RAISE EXCEPTION
+};
+
+function withSqlState(error: unknown): unknown {
+  const errcode = (error as { errcode?: unknown } | null)?.errcode;
+  const state = typeof errcode === 'number' ? SQLSTATE[errcode] : undefined;
+  if (state) Object.defineProperty(error, 'code', { value: state, configurable: true });
+  return error;
+}
+
+/** A parameter as SQLite binds it, the way node-postgres sends it to PostgreSQL. */
+function bindable(value: unknown): SQLInputValue {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (value instanceof Date) return value.toISOString();
+  if (value instanceof Uint8Array) return value;
+  if (typeof value === 'object') return JSON.stringify(value);
+  return value as SQLInputValue;
+}
+
+interface Prepared {
+  statement: StatementSync | null;
+  /** Columns declared jsonb or json (returned parsed) and boolean (returned as true or false). */
+  json: string[];
+  booleans: string[];
+}
+
+const MAX_STATEMENTS = 1_000;
+
+class SqliteClient implements SqlClient {
+  readonly kind = 'embedded' as const;
+  readonly #statements = new Map<string, Prepared>();
+  /** Settles when the open transaction ends; undefined when none is open. */
+  #transaction: Promise<void> | undefined;
+  readonly #inTransaction: SqlExecutor;
+
+  constructor(
+    private readonly db: DatabaseSync,
+    private readonly unlock: () => void,
+  ) {
+    this.#inTransaction = {
+      query: async (text, params) => this.#run(text, params),
+      exec: async (script) => this.#exec(script),
+    };
+  }
+
+  #prepare(text: string): Prepared {
+    let prepared = this.#statements.get(text);
+    if (!prepared) {
+      const sql = toSqlite(text);
+      const statement = sql === null ? null : this.db.prepare(sql);
+      const columns = statement?.columns() ?? [];
+      const declared = (...types: string[]) =>
+        columns.filter((c) => c.type !== null && types.includes(c.type.toLowerCase())).map((c) => c.name);
+      prepared = { statement, json: declared('jsonb', 'json'), booleans: declared('boolean', 'bool') };
+      if (this.#statements.size >= MAX_STATEMENTS) this.#statements.clear();
+      this.#statements.set(text, prepared);
+    }
+    return prepared;
+  }
+
+  #run<T>(text: string, params: unknown[] = []): SqlRows<T> {
+    try {
+      const { statement, json, booleans } = this.#prepare(text);
+      if (!statement) return { rows: [] };
+      const rows = statement.all(...params.map(bindable)) as Record<string, unknown>[];
+      if (json.length > 0 || booleans.length > 0) {
+        for (const row of rows) {
+          for (const name of json) {
+            const value = row[name];
+            if (typeof value === 'string') row[name] = parseUntrustedJson(value, Number.MAX_SAFE_INTEGER);
+          }
+          for (const name of booleans) if (row[name] != null) row[name] = row[name] === 1;
+        }
+      }
+      return { rows: rows as T[] };
+    } catch (error) {
+      throw withSqlState(error);
+    }
+  }
+
+  #exec(script: string): void {
+    const sql = toSqlite(script);
+    try {
+      if (sql !== null) this.db.exec(sql);
+    } catch (error) {
+      throw withSqlState(error);
+    }
+  }
+
+  /** Waits until no transaction is open (a statement outside one must not run inside another's). */
+  async #idle(): Promise<void> {
+    while (this.#transaction) await this.#transaction;
+  }
+
+  async query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<SqlRows<T>> {
+    if (this.#transaction) await this.#idle();
+    return this.#run<T>(text, params);
+  }
+
+  async exec(script: string): Promise<void> {
+    if (this.#transaction) await this.#idle();
+    this.#exec(script);
+  }
+
+  async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    await this.#idle();
+    let end!: () => void;
+    this.#transaction = new Promise<void>((resolve) => {
+      end = resolve;
+    });
+    try {
+      this.db.exec('BEGIN IMMEDIATE');
+      try {
+        const result = await fn(this.#inTransaction);
+        this.db.exec('COMMIT');
+        return result;
+      } catch (error) {
+        if (this.db.isTransaction) this.db.exec('ROLLBACK');
+        throw error;
+      }
+    } finally {
+      this.#transaction = undefined;
+      end();
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#idle();
+    try {
+      this.db.close();
+    } finally {
+      this.unlock();
+    }
+  }
+}
+
+/**
+ * Reads the first row of every table, so damaged files are found at start-up rather than by the first
+ * request that touches them. Cheap: a few pages per table.
+ */
+function probe(db: DatabaseSync): void {
+  const tables = db
+    .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+    .all() as Array<{ name: string }>;
+  for (const { name } of tables) db.prepare(`SELECT * FROM "${name.replaceAll('"', '""')}" LIMIT 1`).all();
+}
+
+export async function openEmbedded(dataDir: string): Promise<SqlClient> {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const dbDir = join(dataDir, EMBEDDED_STORE_DIR);
+  const unlock = lockDataDir(dataDir);
+  if (!existsSync(dbDir) && existsSync(join(dataDir, 'pgdata', 'PG_VERSION'))) {
+    unlock();
+    throw pgliteDataDir(dataDir);
+  }
+  let db: DatabaseSync | undefined;
+  try {
+    mkdirSync(dbDir, { recursive: true, mode: 0o700 });
+    const { DatabaseSync } = loadSqlite();
+    db = new DatabaseSync(join(dbDir, STORE_FILE), { enableForeignKeyConstraints: true });
+    db.exec('PRAGMA journal_mode = WAL');
+    db.exec('PRAGMA synchronous = FULL');
+    db.exec('PRAGMA foreign_keys = ON');
+    probe(db);
+  } catch (error) {
+    try {
+      db?.close();
+    } catch {}
+    unlock();
+    throw damagedDataDir(dataDir, dbDir, error);
+  }
+  return new SqliteClient(db, unlock);
+}
