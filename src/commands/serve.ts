@@ -1,8 +1,6 @@
 // `tfgate serve`: run the reference conformance service until SIGTERM or SIGINT, then shut down gracefully.
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { type RunningService, type ServeConfig, startService } from '../service/index.js';
-import { EMBEDDED_STORE_DIR } from '../service/store/sqlite.js';
+import { isNewEmbeddedStore } from '../service/store/sqlite.js';
 
 export interface ServeOptions {
   /** The service's configuration, parsed by the CLI's normaliser (src/cli/normalise/serve.ts). */
@@ -51,7 +49,7 @@ export async function serve(options: ServeOptions): Promise<ServeResult> {
   };
   // A new embedded store: say so (an unexpected empty store is a wrong --data-dir), and say at once when it
   // will start with no key.
-  if (config.databaseUrl === undefined && !existsSync(join(config.dataDir, EMBEDDED_STORE_DIR))) {
+  if (config.databaseUrl === undefined && isNewEmbeddedStore(config.dataDir)) {
     stderr.write(`tfgate serve: preparing a new store in ${config.dataDir} (first start)...\n`);
     if (!config.bootstrapApiKey) warnNoKey();
   }

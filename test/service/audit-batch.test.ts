@@ -1,17 +1,17 @@
-// The audit log's group commit on the embedded store (real PGlite): calls made in one event-loop turn
+// The audit log's group commit on the embedded store (real SQLite): calls made in one event-loop turn
 // share one INSERT, every caller waits for its own row, and one bad row does not fail the others.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SqlClient, Store } from '../../src/service/store/index.js';
-import { openEmbedded } from '../../src/service/store/pglite.js';
+import { openEmbedded } from '../../src/service/store/sqlite.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'tfgate-audit-batch-'));
 const statements: string[] = [];
 let store: Store;
 
-/** The real PGlite client, with every statement outside a transaction recorded. */
+/** The real SQLite client, with every statement outside a transaction recorded. */
 function recording(db: SqlClient): SqlClient {
   return {
     kind: db.kind,

@@ -1,4 +1,4 @@
-// Paging the audit log with next_after returns every row, in id order, on both stores (PGlite and a real
+// Paging the audit log with next_after returns every row, in id order, on both stores (SQLite and a real
 // PostgreSQL). Issue 8, defect 6: rows were ordered by their id as text ("10" < "9"), so paging skipped
 // rows (one database returned 1,031 of 1,871). The pages here cross the 9→10 and 99→100 boundaries.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

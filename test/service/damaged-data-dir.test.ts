@@ -2,7 +2,17 @@
 // way out. Issue 8, defect 7: it said only "internal error: Aborted()". Each case damages a copy of a data
 // dir that a real `tfgate serve` created and filled, the way a full disk, a bad restore or a stray tool does.
 import { randomBytes } from 'node:crypto';
-import { cpSync, mkdtempSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -28,26 +38,21 @@ afterAll(() => {
   if (root) rmSync(root, { recursive: true, force: true });
 });
 
-/** A fresh copy of the filled data dir, damaged by `damage(pgdata)`. */
-function damagedCopy(name: string, damage: (pgdata: string) => void | Promise<void>) {
+/** A fresh copy of the filled data dir, damaged by `damage(dbFile)` (the embedded store's one SQLite file). */
+function damagedCopy(name: string, damage: (dbFile: string) => void | Promise<void>) {
   const dir = join(root, name);
   cpSync(original, dir, { recursive: true });
-  return Promise.resolve(damage(join(dir, 'pgdata'))).then(() => dir);
+  return Promise.resolve(damage(join(dir, 'store', 'tfgate.db'))).then(() => dir);
 }
 
-/** The files of the tables tfgate created (PostgreSQL numbers user relations from 16384). */
-function tableFiles(pgdata: string): string[] {
-  return readdirSync(join(pgdata, 'base')).flatMap((db) =>
-    readdirSync(join(pgdata, 'base', db))
-      .filter((f) => /^\d+$/.test(f) && Number(f) >= 16384)
-      .map((f) => join(pgdata, 'base', db, f))
-      .filter((f) => statSync(f).size >= 8192),
-  );
-}
+const PAGE = 4096;
 
-async function overwriteFirstPage(file: string): Promise<void> {
+/** Overwrites pages `from` to the end with random bytes (page 1 holds the header and the schema). */
+async function overwritePages(file: string, from: number): Promise<void> {
+  const pages = Math.floor(statSync(file).size / PAGE);
+  expect(pages).toBeGreaterThan(from + 3);
   const handle = await open(file, 'r+');
-  await handle.write(randomBytes(8192), 0, 8192, 0);
+  for (let page = from; page < pages; page++) await handle.write(randomBytes(PAGE), 0, PAGE, page * PAGE);
   await handle.close();
 }
 
@@ -71,34 +76,26 @@ function serve(dataDir: string) {
 
 describe('tfgate serve on a damaged data dir', () => {
   it.each([
-    ['pg_control truncated to nothing', (p: string) => truncateSync(join(p, 'global', 'pg_control'), 0)],
+    ['the header overwritten', (f: string) => writeFileSync(f, randomBytes(100), { flag: 'r+' })],
+    ['truncated to its first page', (f: string) => truncateSync(f, PAGE)],
+    ["the tables' pages overwritten", (f: string) => overwritePages(f, 1)],
     [
-      'the write-ahead log truncated',
-      (p: string) => {
-        for (const f of readdirSync(join(p, 'pg_wal')).filter((n) => /^[0-9A-F]{24}$/.test(n)))
-          truncateSync(join(p, 'pg_wal', f), 0);
+      'a directory in place of the file',
+      (f: string) => {
+        rmSync(f);
+        mkdirSync(f);
       },
     ],
-    [
-      "the tables' first pages overwritten",
-      async (p: string) => {
-        const files = tableFiles(p);
-        expect(files.length).toBeGreaterThan(3);
-        for (const file of files) await overwriteFirstPage(file);
-      },
-    ],
-    ['the database directory removed', (p: string) => rmSync(join(p, 'base'), { recursive: true })],
-    ['PG_VERSION garbled', (p: string) => writeFileSync(join(p, 'PG_VERSION'), 'garbage\n')],
   ])('%s: exit 1 naming the directory and how to recover', { timeout: 90_000 }, async (name, damage) => {
     const dataDir = await damagedCopy(name.replace(/\W+/g, '-'), damage);
     const result = await serve(dataDir);
     expect(result.exitCode, result.stderr).toBe(1);
-    const pgdata = join(dataDir, 'pgdata');
+    const store = join(dataDir, 'store');
     expect(result.stderr).toMatch(
-      new RegExp(`^error: the embedded store in ${pgdata.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is damaged`),
+      new RegExp(`^error: the embedded store in ${store.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is damaged`),
     );
-    expect(result.stderr).toContain(`restore ${pgdata} from a backup`);
-    expect(result.stderr).toContain(`mv ${pgdata} ${pgdata}.damaged`);
+    expect(result.stderr).toContain(`restore ${store} from a backup`);
+    expect(result.stderr).toContain(`mv ${store} ${store}.damaged`);
     expect(result.stderr).toContain('loses every package');
     expect(result.stderr).not.toMatch(/internal error|Aborted\(\)|this is a bug/);
     // The lock was released: moving the store aside and starting again works, as the hint says.
@@ -108,10 +105,9 @@ describe('tfgate serve on a damaged data dir', () => {
   it('moved aside as the hint says, starts empty and keeps the signing key', {
     timeout: 90_000,
   }, async () => {
-    const dataDir = await damagedCopy('moved-aside', (p) => truncateSync(join(p, 'global', 'pg_control'), 0));
+    const dataDir = await damagedCopy('moved-aside', (f) => truncateSync(f, PAGE));
     const before = (await execa('cat', [join(dataDir, 'signing-key.pem')])).stdout;
-    cpSync(join(dataDir, 'pgdata'), join(dataDir, 'pgdata.damaged'), { recursive: true });
-    rmSync(join(dataDir, 'pgdata'), { recursive: true });
+    renameSync(join(dataDir, 'store'), join(dataDir, 'store.damaged'));
     const svc = await startService({ dataDir, apiKey, process: true });
     try {
       expect((await api(svc, 'GET', `${CONFORMANCE}/packages/kept`)).status).toBe(404);
@@ -128,5 +124,18 @@ describe('tfgate serve on a damaged data dir', () => {
     } finally {
       await svc.stop();
     }
+  });
+
+  it('a data dir of the old PGlite store (development builds only) gets a plain error saying what to do', async () => {
+    const dataDir = join(root, 'old-pglite');
+    mkdirSync(join(dataDir, 'pgdata'), { recursive: true });
+    writeFileSync(join(dataDir, 'pgdata', 'PG_VERSION'), '17\n');
+    const result = await serve(dataDir);
+    expect(result.exitCode, result.stderr).toBe(1);
+    expect(result.stderr).toMatch(/^error: the data dir .* holds a store in the old format/);
+    expect(result.stderr).toContain(`mv ${join(dataDir, 'pgdata')} ${join(dataDir, 'pgdata')}.old`);
+    expect(result.stderr).not.toMatch(/internal error|this is a bug/);
+    // Nothing was created beside it, and the lock was released.
+    expect(readdirSync(dataDir).sort()).toEqual(['pgdata']);
   });
 });

@@ -1,4 +1,4 @@
-// The store's repositories on both backends (embedded PGlite and a real PostgreSQL), the same tests for each:
+// The store's repositories on both backends (embedded SQLite and a real PostgreSQL), the same tests for each:
 // they speak the domain. Issue 9: the store threw the HTTP layer's ServiceError (404/409) from SQL code; now
 // it throws its own NotFoundError and ConflictError, which carry no status. The embedded store's read caches
 // are cleared by the writes that make them stale, so a revoked key or a new approval shows at once.

@@ -1,6 +1,7 @@
 // The store: embedded SQLite (node:sqlite) by default, PostgreSQL when a database URL is given. Same schema for both.
-import { openEmbedded } from './sqlite.js';
+
 import { openPostgres } from './postgres.js';
+import { openEmbedded } from './sqlite.js';
 import { Store } from './store.js';
 
 export type { NewApiKey } from './api-keys.js';

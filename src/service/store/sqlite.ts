@@ -20,7 +20,15 @@ import { toSqlite } from './dialect.js';
 import type { SqlClient, SqlExecutor, SqlRows } from './sql.js';
 
 /** The embedded store's directory in the data dir. */
-export const EMBEDDED_STORE_DIR = 'store';
+const EMBEDDED_STORE_DIR = 'store';
+const OLD_PGLITE_VERSION_FILE = join('pgdata', 'PG_VERSION');
+
+/** Whether opening `dataDir` creates a new store (neither a store nor the old format is there). */
+export function isNewEmbeddedStore(dataDir: string): boolean {
+  return (
+    !existsSync(join(dataDir, EMBEDDED_STORE_DIR)) && !existsSync(join(dataDir, OLD_PGLITE_VERSION_FILE))
+  );
+}
 const STORE_FILE = 'tfgate.db';
 
 /**
@@ -238,7 +246,7 @@ export async function openEmbedded(dataDir: string): Promise<SqlClient> {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const dbDir = join(dataDir, EMBEDDED_STORE_DIR);
   const unlock = lockDataDir(dataDir);
-  if (!existsSync(dbDir) && existsSync(join(dataDir, 'pgdata', 'PG_VERSION'))) {
+  if (!existsSync(dbDir) && existsSync(join(dataDir, OLD_PGLITE_VERSION_FILE))) {
     unlock();
     throw pgliteDataDir(dataDir);
   }
