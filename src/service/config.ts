@@ -58,7 +58,16 @@ export const SERVE_SETTINGS = [
     flag: '--data-dir <dir>',
     env: 'TFGATE_DATA_DIR',
     default: './.tfgate/data',
-    help: 'embedded store (PGlite) and signing key directory; ignored with --database-url',
+    help: 'embedded store (SQLite) and signing key directory; ignored with --database-url',
+  },
+  {
+    key: 'embeddedSync',
+    flag: '--embedded-sync <mode>',
+    env: 'TFGATE_EMBEDDED_SYNC',
+    default: 'normal',
+    help:
+      'embedded store commits: normal (an answered write survives kill -9 and any crash of tfgate; a power ' +
+      'loss or OS crash may lose the last commits) or full (fsync on every commit: survives those too, slower)',
   },
   {
     key: 'databaseUrl',
@@ -186,6 +195,7 @@ export const serveConfigSchema = z
     host: z.string().min(1),
     port: z.coerce.number().int().min(0).max(65535),
     dataDir: z.string().min(1),
+    embeddedSync: z.enum(['normal', 'full']),
     databaseUrl: z.string().min(1).optional(),
     driftInterval: durationSchema,
     driftCheckTimeout: durationSchema,

@@ -49,7 +49,9 @@ export async function startService(
   environment: NodeJS.ProcessEnv = process.env,
 ): Promise<RunningService> {
   const store = await openStore(
-    config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: config.dataDir },
+    config.databaseUrl
+      ? { databaseUrl: config.databaseUrl }
+      : { dataDir: config.dataDir, sync: config.embeddedSync },
   );
   try {
     if (await bootstrap(store, config.bootstrapApiKey)) {

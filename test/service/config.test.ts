@@ -11,6 +11,7 @@ describe('resolveServeConfig', () => {
       host: '127.0.0.1',
       port: 8080,
       dataDir: './.tfgate/data',
+      embeddedSync: 'normal',
       driftInterval: 15 * 60_000,
       driftCheckTimeout: 30_000,
       maxBody: 512 * 1024 * 1024,

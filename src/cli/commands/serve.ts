@@ -6,7 +6,7 @@ export function registerServe(program: Command): void {
     .command('serve')
     .description(
       'Run the reference conformance service: the gate, plan evaluation, signed bundles, drift with audited acknowledgements.\n' +
-        'Embedded store (PGlite) in --data-dir by default; PostgreSQL with --database-url for many instances.',
+        'Embedded store (SQLite) in --data-dir by default; PostgreSQL with --database-url for many instances.',
     );
   for (const setting of SERVE_SETTINGS) {
     const defaultText = setting.default === undefined ? '' : `; default ${setting.default}`;
@@ -31,7 +31,7 @@ instance with --signing-key-file <new.pem> (or replace the file / delete the sto
 revisions change with the key, so clients fetch the new public key and bundles on their next pull.`,
   );
   command.action(async (opts: Record<string, unknown>) => {
-    // Loaded on demand: the service (PGlite, pg) is heavy, and startup time counts for every command.
+    // Loaded on demand: the service (pg, the HTTP stack) is heavy, and startup time counts for every command.
     const { serve } = await import('../../commands/serve.js');
     const { normaliseServeOptions } = await import('../normalise/serve.js');
     await serve({ config: normaliseServeOptions(opts, process.env) });

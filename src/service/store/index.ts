@@ -1,7 +1,7 @@
 // The store: embedded SQLite (node:sqlite) by default, PostgreSQL when a database URL is given. Same schema for both.
 
 import { openPostgres } from './postgres.js';
-import { openEmbedded } from './sqlite.js';
+import { type EmbeddedSync, openEmbedded } from './sqlite.js';
 import { Store } from './store.js';
 
 export type { NewApiKey } from './api-keys.js';
@@ -12,16 +12,17 @@ export { ConflictError, NotFoundError, StoreError, type StoreErrorSubject } from
 export type { KeyLookup, KeyRecord, PackageRecord } from './rows.js';
 export type { NewRunTask, RunTaskConfigRecord, RunTaskRecord } from './run-tasks.js';
 export type { SqlClient, SqlExecutor } from './sql.js';
+export type { EmbeddedSync } from './sqlite.js';
 export type { StateSourceRecord } from './state-sources.js';
 export { Store } from './store.js';
 
-export type StoreLocation = { databaseUrl: string } | { dataDir: string };
+export type StoreLocation = { databaseUrl: string } | { dataDir: string; sync?: EmbeddedSync };
 
 export async function openStore(location: StoreLocation): Promise<Store> {
   const db =
     'databaseUrl' in location
       ? await openPostgres(location.databaseUrl)
-      : await openEmbedded(location.dataDir);
+      : await openEmbedded(location.dataDir, location.sync);
   const store = new Store(db);
   await store.migrate();
   return store;
