@@ -3,8 +3,8 @@
 // files instead of ~150 and only the code it runs (measured in bench/check-peers.bench.mjs).
 // The chunks sit in dist/cli/, the same depth as the modules they replace, so the relative URLs the
 // code resolves (../../package.json, ../../policy/policy.wasm) still land in the package.
-// Left external: packages that find files next to their own modules (PGlite's wasm and data), the
-// optional native binding pg may try, and opa-wasm (loaded with createRequire).
+// Left external: the optional native binding pg may try, pg itself, and opa-wasm (loaded with
+// createRequire). node:sqlite (the embedded store) is built into Node.
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,13 +25,7 @@ await build({
   platform: 'node',
   target: 'node22',
   chunkNames: 'tfgate-[hash]',
-  external: [
-    '@electric-sql/pglite',
-    '@electric-sql/pglite/*',
-    'pg',
-    'pg-native',
-    '@open-policy-agent/opa-wasm',
-  ],
+  external: ['pg', 'pg-native', '@open-policy-agent/opa-wasm'],
   // Bundled CommonJS dependencies call require(): give the ESM output one.
   banner: {
     js: "import { createRequire as __tfgateCreateRequire } from 'node:module';\nconst require = __tfgateCreateRequire(import.meta.url);",

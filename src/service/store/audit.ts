@@ -84,7 +84,7 @@ export class AuditLog {
     return new Promise<void>((resolve, reject) => {
       this.#queue.push({ entry, resolve, reject });
       // Not answer-first-write-later: an answered gate decision is always in the audit log, even after kill -9.
-      // PGlite runs each query synchronously, so flushing at once would commit one row per request.
+      // SQLite runs each statement synchronously, so flushing at once would commit one row per request.
       this.#flush ??= new Promise<void>((done) => setImmediate(done)).then(() => this.#flushQueue());
     });
   }

@@ -1,5 +1,5 @@
 // The one small seam between the service and its database: parameterised SQL and transactions.
-// Both backends speak PostgreSQL, so the migrations and every query are shared.
+// The SQL is PostgreSQL's, shared by both backends: the embedded one (sqlite.ts) runs it through dialect.ts.
 
 export interface SqlRows<T> {
   rows: T[];
@@ -18,7 +18,7 @@ export interface SqlClient extends SqlExecutor {
   readonly kind: 'embedded' | 'postgres';
 }
 
-/** A driver (PGlite, or a node-postgres pool or client) as the seam; scripts run through `query` unless given. */
+/** A driver (a node-postgres pool or client) as the seam; scripts run through `query` unless given. */
 export function sqlExecutor(
   driver: { query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }> },
   exec: (script: string) => Promise<unknown> = (script) => driver.query(script),
