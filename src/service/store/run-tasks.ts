@@ -92,20 +92,26 @@ export class RunTaskRepository {
     minSeverity: string,
   ): Promise<{ config: RunTaskConfigRecord; created: boolean }> {
     return this.db.transaction(async (tx) => {
-      const { rows } = await tx.query<ConfigRow & { created: boolean }>(
+      // The package row's lock serialises two configurations of one package, so `created` is exact (one
+      // query layer for both stores: PostgreSQL's xmax trick has no SQLite equivalent).
+      await tx.query('SELECT pk FROM packages WHERE pk = $1 FOR NO KEY UPDATE', [pkg.pk]);
+      const existing = await tx.query('SELECT package_pk FROM run_task_configs WHERE package_pk = $1', [
+        pkg.pk,
+      ]);
+      const created = existing.rows.length === 0;
+      const { rows } = await tx.query<ConfigRow>(
         `INSERT INTO run_task_configs (package_pk, hmac_key_sealed, min_severity) VALUES ($1, $2, $3)
           ON CONFLICT (package_pk) DO UPDATE SET hmac_key_sealed = $2, min_severity = $3, updated_at = now()
-          RETURNING *, (xmax = 0) AS created`,
+          RETURNING *`,
         [pkg.pk, hmacKeySealed, minSeverity],
       );
-      const row = rows[0]!;
       await insertAudit(tx, [
         packageEntry(principal, pkg, 'run_task_configured', {
           min_severity: minSeverity,
-          key_replaced: !row.created,
+          key_replaced: !created,
         }),
       ]);
-      return { config: toConfig(row), created: row.created };
+      return { config: toConfig(rows[0]!), created };
     });
   }
 
