@@ -50,6 +50,14 @@ describe('resolveServeConfig', () => {
     expect(() => resolveServeConfig({ logLevel: 'debug' }, {})).toThrow();
     expect(() => resolveServeConfig({}, { TFGATE_BOOTSTRAP_API_KEY: 'short' })).toThrow(/at least 16/);
   });
+
+  it('--embedded-sync takes normal or full, from the flag or TFGATE_EMBEDDED_SYNC', () => {
+    expect(resolveServeConfig({}, { TFGATE_EMBEDDED_SYNC: 'full' }).embeddedSync).toBe('full');
+    expect(
+      resolveServeConfig({ embeddedSync: 'normal' }, { TFGATE_EMBEDDED_SYNC: 'full' }).embeddedSync,
+    ).toBe('normal');
+    expect(() => resolveServeConfig({}, { TFGATE_EMBEDDED_SYNC: 'off' })).toThrow(/--embedded-sync/);
+  });
 });
 
 describe('OpenAPI document', () => {
