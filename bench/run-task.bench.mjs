@@ -114,7 +114,7 @@ async function stopServe(served) {
   await new Promise((r) => served.child.once('exit', r));
 }
 
-// First start creates the store (PGlite's initdb has its own memory peak); the package is set up, then the
+// First start creates the store; the package is set up, then the
 // service restarts, so the peak RSS measured is the run task's, as on a long-running service.
 const served = await startServe();
 const serviceUrl = served.url;
@@ -161,7 +161,7 @@ async function send(id, planId) {
   return res.status;
 }
 
-/** The service's RSS now (VmRSS), sampled while a task runs: VmHWM also holds PGlite's start-up peak. */
+/** The service's RSS now (VmRSS), sampled while a task runs (VmHWM also holds the start-up peak). */
 function rssMb() {
   const status = readFileSync(`/proc/${child().pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;

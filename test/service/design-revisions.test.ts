@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIGRATIONS, migrate } from '../../src/service/store/migrations.js';
-import { openEmbedded } from '../../src/service/store/pglite.js';
+import { openEmbedded } from '../../src/service/store/sqlite.js';
 import { signInUi } from '../helpers/dashboard.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { api, CONFORMANCE, createAccountKey, startService, type TestService } from '../helpers/service.js';

@@ -1,4 +1,4 @@
-// Acknowledgements that expire (issue 12), on both stores (PGlite and a real PostgreSQL): a drift
+// Acknowledgements that expire (issue 12), on both stores (SQLite and a real PostgreSQL): a drift
 // acknowledgement with expires_at holds until then; at the first decision after it the finding is open again
 // and blocks, the gate says which acknowledgement expired and when, and the audit log records the expiry once.
 import { describe, expect, it } from 'vitest';

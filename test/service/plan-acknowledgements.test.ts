@@ -1,4 +1,4 @@
-// Plan acknowledgements (issue 12) on both stores (PGlite and a real PostgreSQL) and both routes: the
+// Plan acknowledgements (issue 12) on both stores (SQLite and a real PostgreSQL) and both routes: the
 // service evaluation and the signed bundle decide alike at the same moment; an expired acknowledgement
 // blocks again on both, and the bundle that carries it still verifies; revocation is audited.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
