@@ -1,7 +1,8 @@
 // Embedded backend: SQLite through Node's built-in node:sqlite, one file in <data dir>/store. No setup, one
-// process. Replaces PGlite (PostgreSQL in wasm), measured on this machine (load ~20, Node 26): PGlite took
-// 11.8–13.5 s and 620–680 MB to create an empty store and 2.2 s and 300 MB to open it again; node:sqlite
-// opens or creates one in 13–74 ms at 47–49 MB RSS for the whole process (Node 22 and 26 alike).
+// process. Replaces PGlite (PostgreSQL in wasm), measured on this machine (a prototype, load ~20, Node 26):
+// PGlite took 11.8–13.5 s and 620–680 MB to create an empty store and 2.2 s and 300 MB to open it again;
+// node:sqlite opens or creates one in 13–74 ms at 47–49 MB RSS for the whole process (Node 22 and 26 alike).
+// The whole service is ready in 0.2 s at 95 MB (README's benchmark table).
 //
 // Guarantees, as on PostgreSQL:
 // - Transactions: node:sqlite runs each statement synchronously, but a SqlClient transaction is an async
@@ -10,9 +11,10 @@
 // - Durability: WAL. With synchronous=NORMAL (the default) every commit is written to the WAL file before the
 //   call returns, so a kill -9 or any crash of tfgate loses nothing answered (the kill -9 tests); only a power
 //   loss or OS crash may lose the last commits (never corrupting the store). synchronous=FULL (--embedded-sync
-//   full) also fsyncs each commit: measured here, one gate client made 361 req/s with FULL and 1,484 with
-//   NORMAL (fsync ~2.5 ms on this disk; load ~19), so the default meets the gate's target and FULL is there
-//   for who needs power-loss durability. The audit log's group commit (audit.ts) shares one commit among calls.
+//   full) also fsyncs each commit: measured here (bench/service.bench.mjs), one gate client made 915 req/s
+//   with FULL and 3,706 with NORMAL at load 3-4 (361 and 1,484 at load 19): the fsync is most of a call, so
+//   the default meets the gate's target and FULL is there for who needs power-loss durability. The audit
+//   log's group commit (audit.ts) shares one commit among concurrent calls either way.
 // - One process per data dir: the owner lock (data-dir-lock.ts).
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
