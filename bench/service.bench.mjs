@@ -351,7 +351,8 @@ async function benchGate(store, env) {
 }
 
 const startupRows = await benchStartup();
-await benchGate('embedded (SQLite)', {});
+await benchGate('embedded (SQLite, sync full: the default)', { TFGATE_EMBEDDED_SYNC: 'full' });
+await benchGate('embedded (SQLite, sync normal)', { TFGATE_EMBEDDED_SYNC: 'normal' });
 if (WITH_POSTGRES) {
   let pg = null;
   try {

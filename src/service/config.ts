@@ -64,10 +64,13 @@ export const SERVE_SETTINGS = [
     key: 'embeddedSync',
     flag: '--embedded-sync <mode>',
     env: 'TFGATE_EMBEDDED_SYNC',
-    default: 'normal',
+    // full by default: an answered acknowledgement or audited decision must survive a power loss too, as
+    // PostgreSQL's default (synchronous_commit on) does; normal is a measured, documented opt-in for speed.
+    default: 'full',
     help:
-      'embedded store commits: normal (an answered write survives kill -9 and any crash of tfgate; a power ' +
-      'loss or OS crash may lose the last commits) or full (fsync on every commit: survives those too, slower)',
+      'embedded store commits: full (fsync on every commit: an answered write survives kill -9, an OS crash ' +
+      'and a power loss) or normal (faster; survives kill -9 and any crash of tfgate, but a power loss or OS ' +
+      'crash may lose the last commits)',
   },
   {
     key: 'databaseUrl',

@@ -11,7 +11,7 @@ describe('resolveServeConfig', () => {
       host: '127.0.0.1',
       port: 8080,
       dataDir: './.tfgate/data',
-      embeddedSync: 'normal',
+      embeddedSync: 'full',
       driftInterval: 15 * 60_000,
       driftCheckTimeout: 30_000,
       maxBody: 512 * 1024 * 1024,
@@ -51,7 +51,8 @@ describe('resolveServeConfig', () => {
     expect(() => resolveServeConfig({}, { TFGATE_BOOTSTRAP_API_KEY: 'short' })).toThrow(/at least 16/);
   });
 
-  it('--embedded-sync takes normal or full, from the flag or TFGATE_EMBEDDED_SYNC', () => {
+  it('--embedded-sync takes normal or full, from the flag or TFGATE_EMBEDDED_SYNC; full by default', () => {
+    expect(resolveServeConfig({}, {}).embeddedSync).toBe('full');
     expect(resolveServeConfig({}, { TFGATE_EMBEDDED_SYNC: 'full' }).embeddedSync).toBe('full');
     expect(
       resolveServeConfig({ embeddedSync: 'normal' }, { TFGATE_EMBEDDED_SYNC: 'full' }).embeddedSync,

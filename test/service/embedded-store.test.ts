@@ -85,9 +85,10 @@ describe('the embedded store client', () => {
   });
 
   it.each([
-    [undefined, 1],
+    [undefined, 2],
     ['full', 2],
-  ] as const)('commits with synchronous=%s as asked (PRAGMA synchronous %i)', async (sync, expected) => {
+    ['normal', 1],
+  ] as const)('commits with synchronous=%s as asked, full by default (PRAGMA synchronous %i)', async (sync, expected) => {
     const db = await client(sync);
     const { rows } = await db.query<{ synchronous: number }>('PRAGMA synchronous');
     expect(rows[0]!.synchronous).toBe(expected);

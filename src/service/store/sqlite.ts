@@ -249,7 +249,7 @@ function probe(db: DatabaseSync): void {
 /** How the embedded store commits: see the durability note at the top. */
 export type EmbeddedSync = 'normal' | 'full';
 
-export async function openEmbedded(dataDir: string, sync: EmbeddedSync = 'normal'): Promise<SqlClient> {
+export async function openEmbedded(dataDir: string, sync: EmbeddedSync = 'full'): Promise<SqlClient> {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const dbDir = join(dataDir, EMBEDDED_STORE_DIR);
   const unlock = lockDataDir(dataDir);
