@@ -21,18 +21,23 @@ import { tfgateBinDir } from './tfgate-on-path.js';
 
 const README = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
 
-/** The first fenced block of `language` after the heading that starts with `heading`. */
+const MARKER = '<!-- runnable: test/examples/readme.test.ts runs this block as written -->';
+
+/** The fenced block of `language` after the heading that starts with `heading`; it must be marked runnable. */
 function blockAfter(heading: string, language: string): string {
-  const at = README.split('\n').findIndex(
-    (line) => /^#+ /.test(line) && line.replace(/^#+ /, '').startsWith(heading),
-  );
+  const lines = README.split('\n');
+  const at = lines.findIndex((line) => /^#+ /.test(line) && line.replace(/^#+ /, '').startsWith(heading));
   if (at < 0) throw new Error(`README has no heading "${heading}"`);
-  const rest = README.split('\n').slice(at + 1);
+  const rest = lines.slice(at + 1);
   const start = rest.indexOf(`\`\`\`${language}`);
   const end = rest.findIndex((line, i) => i > start && line === '```');
   if (start < 0 || end < 0) throw new Error(`no \`\`\`${language} block after "${heading}"`);
+  if (rest[start - 1] !== MARKER) throw new Error(`the block after "${heading}" is not marked runnable`);
   return rest.slice(start + 1, end).join('\n');
 }
+
+/** The headings whose blocks this file runs; every block marked runnable must be one of them. */
+const RUN_HERE = ['`tfgate gate`', 'Managing packages', 'Library API'];
 
 /** The block's commands, one per line (a trailing backslash continues a line, as in a shell). */
 function commands(block: string): string[] {
@@ -114,6 +119,21 @@ async function fill(line: string): Promise<string> {
 }
 
 describe("the README's examples, as a reader runs them", () => {
+  it('runs every block the README marks runnable', () => {
+    const lines = README.split('\n');
+    const marked = lines.flatMap((line, i) => {
+      if (line !== MARKER) return [];
+      const heading = lines.slice(0, i).findLast((l) => /^#+ /.test(l)) ?? '';
+      return [heading.replace(/^#+ /, '')];
+    });
+    expect(marked).toHaveLength(RUN_HERE.length);
+    for (const heading of marked)
+      expect(
+        RUN_HERE.some((h) => heading.startsWith(h)),
+        heading,
+      ).toBe(true);
+  });
+
   it('"Managing packages": every line succeeds against a real service, in order', async () => {
     const lines = commands(blockAfter('Managing packages', 'sh'));
     expect(lines.length).toBeGreaterThan(5);
