@@ -88,11 +88,14 @@ describe('the embedded store client', () => {
     [undefined, 2],
     ['full', 2],
     ['normal', 1],
-  ] as const)('commits with synchronous=%s as asked, full by default (PRAGMA synchronous %i)', async (sync, expected) => {
-    const db = await client(sync);
-    const { rows } = await db.query<{ synchronous: number }>('PRAGMA synchronous');
-    expect(rows[0]!.synchronous).toBe(expected);
-    const { rows: mode } = await db.query<{ journal_mode: string }>('PRAGMA journal_mode');
-    expect(mode[0]!.journal_mode).toBe('wal');
-  });
+  ] as const)(
+    'commits with synchronous=%s as asked, full by default (PRAGMA synchronous %i)',
+    async (sync, expected) => {
+      const db = await client(sync);
+      const { rows } = await db.query<{ synchronous: number }>('PRAGMA synchronous');
+      expect(rows[0]!.synchronous).toBe(expected);
+      const { rows: mode } = await db.query<{ journal_mode: string }>('PRAGMA journal_mode');
+      expect(mode[0]!.journal_mode).toBe('wal');
+    },
+  );
 });
