@@ -168,4 +168,57 @@ describe('two instances on one PostgreSQL', () => {
       await client.end();
     }
   }, 60_000);
+
+  it("gives up, audited and without a callback, a task older than HCP Terraform's 60 minutes", async () => {
+    // B takes a task and dies holding it; the task's receipt is then moved an hour back, as if the
+    // instances had been down that long. The instance that claims it next must not judge it any more.
+    const payload = hcp.payload();
+    hcp.plans.set(planIdOf(payload), PLAN_CLEAN);
+    const hold = hcp.holdPlans();
+    expect((await sendRunTask(urlB, payload, KEY)).status).toBe(200);
+    await hold.requested;
+    await b.kill();
+    hold.release();
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    let c: TestService | undefined;
+    try {
+      await client.query(
+        "UPDATE run_tasks SET received_at = now() - interval '61 minutes' WHERE task_result_id = $1",
+        [payload.task_result_id],
+      );
+      c = await startService({
+        apiKey,
+        process: true,
+        env: {
+          TFGATE_DATABASE_URL: databaseUrl,
+          TFGATE_INSTANCE_ID: 'instance-c',
+          TFGATE_RUN_TASK_ALLOWED_ORIGINS: hcp.origin,
+          TFGATE_RUN_TASK_LEASE: '2s',
+        },
+      });
+      const task = await waitFor(async () => {
+        const { rows } = await client.query(
+          'SELECT status, claimed_by FROM run_tasks WHERE task_result_id = $1',
+          [payload.task_result_id],
+        );
+        return rows[0]?.status === 'abandoned' ? rows[0] : undefined;
+      }, 30_000);
+      expect(task).toEqual({ status: 'abandoned', claimed_by: 'instance-c' });
+      const { rows: audit } = await client.query(
+        "SELECT details FROM audit WHERE event = 'run_task_decided' AND details->>'run_id' = $1",
+        [payload.run_id],
+      );
+      expect(audit).toHaveLength(1);
+      expect(audit[0].details).toMatchObject({
+        delivered: false,
+        reason: 'HCP Terraform stopped waiting: the task is older than 60 minutes',
+      });
+      // No result was sent for it: HCP Terraform had already failed the run.
+      expect(finals(payload)).toEqual([]);
+    } finally {
+      await c?.stop();
+      await client.end();
+    }
+  }, 90_000);
 });
