@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { DriftFinding } from '../../src/model/index.js';
 import type { PackageView } from '../../src/service/core/packages.js';
 import { escapeHtml, html, uiPath } from '../../src/service/http/ui/html.js';
-import { findingsPage, type PageSession } from '../../src/service/http/ui/pages.js';
+import { decisionsPage, findingsPage, type PageSession } from '../../src/service/http/ui/pages.js';
 
 const session: PageSession = {
   principal: {
@@ -101,5 +101,47 @@ describe('findings page', () => {
     ).text;
     expect(reader).not.toContain('<textarea');
     expect(reader).not.toContain('/acknowledge');
+  });
+});
+
+describe('decisions page', () => {
+  const entry = (state: unknown) =>
+    ({
+      id: 1,
+      at: '2026-11-25T03:00:00.000Z',
+      event: 'gate_decided',
+      account: 'default',
+      package_id: 'payments',
+      key_id: 'key_1',
+      key_name: 'release-job',
+      details: { decision: 'pass', min_severity: 'high', fail_status: true, state },
+    }) as unknown as Parameters<typeof decisionsPage>[2][number];
+
+  it('says which state each gate judged: the backend, its serial and when it was read, escaped', () => {
+    const page = decisionsPage(
+      session,
+      view,
+      [entry({ source: 'pg', serial: 7, lineage: 'l', read_at: '2026-11-25T02:59:58.000Z' })],
+      undefined,
+      undefined,
+    ).text;
+    expect(page).toContain('<th scope="col">State judged</th>');
+    expect(page).toContain(
+      '<td data-label="State judged">pg, serial 7<div class="muted">2026-11-25T02:59:58.000Z</div></td>',
+    );
+    const fallback = decisionsPage(
+      session,
+      view,
+      [entry({ source: 'pushed', serial: null, read_at: 'x', fallback_from: '<s3>' })],
+      undefined,
+      undefined,
+    ).text;
+    expect(fallback).toContain(
+      'pushed<div class="muted">x</div> <span class="muted">(&lt;s3&gt; failed)</span>',
+    );
+    // A gate before state sources existed has no state: the cell is empty.
+    expect(decisionsPage(session, view, [entry(null)], undefined, undefined).text).toContain(
+      '<td data-label="State judged"></td>',
+    );
   });
 });

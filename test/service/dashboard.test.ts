@@ -231,6 +231,14 @@ describe.each(['embedded', 'postgres'])('dashboard (%s store)', (store) => {
         .every((m) => m.includes('package_approved')),
     ).toBe(true);
     expect((await ui.get(`/ui/packages/${id}/audit?event=nope`)).status).toBe(400);
+    // The events added with plan acknowledgements (and run tasks, state sources) can be filtered on too.
+    const ack = await api(svc(), 'POST', `${CONFORMANCE}/packages/${id}/plan-acknowledgements`, {
+      body: { rule: 'unsanctioned_creation', address: 'aws_sqs_queue.later', reason: 'PAY-150' },
+    });
+    expect(ack.status, ack.text).toBe(201);
+    const planAcks = await ui.get(`/ui/packages/${id}/audit?event=plan_finding_acknowledged`);
+    expect(planAcks.status).toBe(200);
+    expect(planAcks.text).toContain('<td data-label="Event">plan_finding_acknowledged</td>');
   });
 });
 

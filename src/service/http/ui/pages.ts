@@ -286,6 +286,15 @@ function pager(next: string | undefined, first: string | undefined): Html {
   </nav>`;
 }
 
+/** Which state a gate judged (its audit entry's `state`): the source, serial and when it was read. */
+function judgedState(state: unknown): Html | string {
+  if (typeof state !== 'object' || state === null) return '';
+  const { source, serial, read_at, fallback_from } = state as Record<string, unknown>;
+  const fallback =
+    typeof fallback_from === 'string' ? html` <span class="muted">(${fallback_from} failed)</span>` : '';
+  return html`${String(source ?? '')}${typeof serial === 'number' ? `, serial ${serial}` : ''}<div class="muted">${String(read_at ?? '')}</div>${fallback}`;
+}
+
 export function decisionsPage(
   session: PageSession,
   view: PackageView,
@@ -300,6 +309,7 @@ export function decisionsPage(
       <td data-label="What">${e.event === 'gate_decided' ? 'gate' : 'plan evaluation'}</td>
       <td data-label="Decision"><span class="badge ${decision === 'pass' ? 'ok' : 'bad'}">${decision}</span></td>
       <td data-label="Threshold">${String(e.details.min_severity ?? '')}${e.details.fail_status === true ? '' : html` <span class="muted">(advisory)</span>`}</td>
+      <td data-label="State judged">${judgedState(e.details.state)}</td>
       <td data-label="Key">${e.key_name ?? ''}</td>
       <td data-label="Details">${details(e)}</td>
     </tr>`;
@@ -315,7 +325,7 @@ export function decisionsPage(
         ? html`<p>No gate decision or plan evaluation yet.</p>`
         : html`<div class="table-wrap"><table class="stack">
       <caption class="sr-only">Evaluations and gate decisions</caption>
-      <thead><tr><th scope="col">When</th><th scope="col">What</th><th scope="col">Decision</th><th scope="col">Threshold</th><th scope="col">Key</th><th scope="col">Details</th></tr></thead>
+      <thead><tr><th scope="col">When</th><th scope="col">What</th><th scope="col">Decision</th><th scope="col">Threshold</th><th scope="col">State judged</th><th scope="col">Key</th><th scope="col">Details</th></tr></thead>
       <tbody>${rows}</tbody></table></div>`
     }
     ${pager(next, first)}`,
@@ -329,8 +339,15 @@ export const AUDIT_EVENTS = [
   'observed_state_pushed',
   'drift_checked',
   'finding_acknowledged',
+  'acknowledgement_expired',
+  'plan_finding_acknowledged',
+  'plan_acknowledgement_revoked',
   'gate_decided',
   'plan_evaluated',
+  'run_task_configured',
+  'run_task_decided',
+  'state_source_set',
+  'state_source_cleared',
 ] as const;
 
 export function auditPage(
