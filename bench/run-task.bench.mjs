@@ -1,22 +1,13 @@
 #!/usr/bin/env node
-// Benchmark (issue 13): tfgate as an HCP Terraform run task. A post_plan task on a ~100 MB plan: time from
-// the signed POST to the final callback, and the service's peak RSS (target: under 3 s, under 600 MB); then
-// 100 concurrent small tasks: every one gets exactly one final callback (none lost, none doubled).
-// The service is a real `tfgate serve` child process (dist, embedded store). HCP Terraform is a minimal
-// double in this process (plan JSON streamed from the file, callbacks recorded), as in
-// test/service/run-task/hcp-terraform-double.ts.
-//
-//   node bench/run-task.bench.mjs [--plan-changes N]   (default 70000: about 100 MB)
-import { spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { createReadStream, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { DESIGN } from './design.mjs';
 import { ensurePlan } from './gen-plan.mjs';
+import { startServe as startServeProcess } from './serve.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
@@ -82,36 +73,19 @@ await new Promise((r) => double.listen(0, '127.0.0.1', r));
 const origin = `http://127.0.0.1:${double.address().port}`;
 
 const dataDir = mkdtempSync(join(tmpdir(), 'tfgate-bench-runtask-'));
-/** A `tfgate serve` on the bench data dir; resolves with its URL once it listens. */
-async function startServe() {
-  const child = spawn(process.execPath, [cli, 'serve'], {
+/** A `tfgate serve` on the bench data dir (kept across its restart). */
+function startServe() {
+  return startServeProcess({
+    cli,
     cwd: root,
-    env: {
-      ...process.env,
-      TFGATE_HOST: '127.0.0.1',
-      TFGATE_PORT: '0',
-      TFGATE_DATA_DIR: dataDir,
-      TFGATE_BOOTSTRAP_API_KEY: KEY,
-      TFGATE_RATE_LIMIT: '0',
-      TFGATE_DRIFT_INTERVAL: '0',
-      TFGATE_LOG_LEVEL: 'info',
-      TFGATE_RUN_TASK_ALLOWED_ORIGINS: origin,
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    key: KEY,
+    dataDir,
+    env: { TFGATE_RUN_TASK_ALLOWED_ORIGINS: origin },
+    echoStderr: true,
   });
-  const url = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('serve did not start')), 120_000);
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      if (!line.includes('"listening"')) return;
-      clearTimeout(timer);
-      resolve(/"url":"([^"]+)"/.exec(line)[1]);
-    });
-  });
-  return { child, url };
 }
-async function stopServe(served) {
-  served.child.kill('SIGTERM');
-  await new Promise((r) => served.child.once('exit', r));
+function stopServe(served) {
+  return served.stop({ keep: true });
 }
 
 // First start creates the store; the package is set up, then the

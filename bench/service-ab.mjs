@@ -1,15 +1,8 @@
 #!/usr/bin/env node
-// Two builds of `tfgate serve` side by side (e.g. main and a branch, each built with `npm run build`), gate
-// calls in alternating rounds so both see the same machine load: server CPU time per call (from /proc) and
-// req/s. For comparing a change on a busy machine, where bench/service.bench.mjs rows move between runs.
-//
-//   node bench/service-ab.mjs <base checkout> <new checkout>   (env: CPU_ROUNDS=10 CPU_N=6000 CPU_CONC=50)
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { Pool, request } from 'undici';
+import { startServe } from './serve.mjs';
 
 const KEY = 'tfg_bench_bootstrap_key_0123456789abcdef';
 const BASE = '/v1/analysis/conformance';
@@ -36,34 +29,13 @@ const STATE = JSON.stringify({
 });
 const env = process.env.CPU_DB ? { TFGATE_DATABASE_URL: process.env.CPU_DB } : {};
 async function start(root) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'as-cpu-'));
-  const child = spawn(process.execPath, [join(root, 'dist/cli/main.js'), 'serve'], {
+  const { url, child, dataDir } = await startServe({
+    cli: join(root, 'dist/cli/main.js'),
     cwd: root,
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: {
-      ...process.env,
-      TFGATE_HOST: '127.0.0.1',
-      TFGATE_PORT: '0',
-      TFGATE_DATA_DIR: dataDir,
-      TFGATE_BOOTSTRAP_API_KEY: KEY,
-      TFGATE_RATE_LIMIT: '0',
-      TFGATE_DRIFT_INTERVAL: '0',
-      TFGATE_LOG_LEVEL: 'info',
-      ...env,
-    },
-  });
-  const url = await new Promise((resolve) => {
-    const l = createInterface({ input: child.stdout });
-    l.on('line', (line) => {
-      try {
-        const e = JSON.parse(line);
-        if (e.msg === 'listening') {
-          l.close();
-          child.stdout.resume();
-          resolve(e.url);
-        }
-      } catch {}
-    });
+    key: KEY,
+    env,
+    prefix: 'as-cpu-',
+    echoStderr: true,
   });
   const call = async (m, p, body) => {
     const r = await request(url + p, {

@@ -12,10 +12,10 @@ import { chownSync, createReadStream, existsSync, mkdtempSync, readFileSync, rmS
 import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Pool, request } from 'undici';
 import { ensurePlan } from './gen-plan.mjs';
+import { startServe as startServeProcess } from './serve.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
@@ -139,61 +139,9 @@ function freePort() {
   });
 }
 
-async function startServe(env, existingDir) {
-  const dataDir = existingDir ?? mkdtempSync(join(tmpdir(), 'tfgate-bench-svc-'));
-  const spawned = performance.now();
-  const child = spawn(process.execPath, [cli, 'serve'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      TFGATE_HOST: '127.0.0.1',
-      TFGATE_PORT: '0',
-      TFGATE_DATA_DIR: dataDir,
-      TFGATE_BOOTSTRAP_API_KEY: KEY,
-      TFGATE_RATE_LIMIT: '0',
-      TFGATE_DRIFT_INTERVAL: '0',
-      // Production logging: one JSON line per request, read (and dropped) by this process.
-      TFGATE_LOG_LEVEL: 'info',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (c) => {
-    stderr += c;
-  });
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  let readyMs;
-  const url = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start\n${stderr}`)), 120_000);
-    const lines = createInterface({ input: child.stdout });
-    lines.on('line', (line) => {
-      try {
-        const entry = JSON.parse(line);
-        if (entry.msg === 'listening') {
-          clearTimeout(timer);
-          readyMs = performance.now() - spawned;
-          // From here on the request log is read and dropped unparsed, as a log shipper would take it.
-          lines.close();
-          child.stdout.resume();
-          resolve(entry.url);
-        }
-      } catch {}
-    });
-    exited.then((code) => reject(new Error(`serve exited ${code}\n${stderr}`)));
-  });
-  return {
-    url,
-    pid: child.pid,
-    dataDir,
-    /** From spawn to the "listening" log line: Node's start-up, the store opened and migrated, the key. */
-    readyMs,
-    async stop({ keep = false } = {}) {
-      child.kill('SIGTERM');
-      await exited;
-      if (!keep) rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+/** A `tfgate serve` on a fresh data dir (or `existingDir`, for the restart measurement). */
+function startServe(env, existingDir) {
+  return startServeProcess({ cli, cwd: root, key: KEY, env, dataDir: existingDir });
 }
 
 async function call(url, method, path, body, contentType = 'application/json') {
