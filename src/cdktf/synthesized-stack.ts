@@ -1,8 +1,8 @@
 // Reading a synthesized CDKTF stack (cdktf.out/stacks/<name>/cdk.tf.json): its managed resources, their
 // Terraform addresses and the construct paths CDKTF records in each resource's "//" metadata.
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../errors/index.js';
+import { readFileWithinSync } from '../fs/read-within.js';
 import { JsonScanError, JsonScanner, valueNode } from '../plan/scanner/index.js';
 
 export interface SynthesizedResource {
@@ -80,43 +80,30 @@ export const MAX_SYNTHESIZED_BYTES = 64 * 1024 * 1024;
 const REDO_HINT = 'delete it and synthesize again (cdktf synth), or point at the right cdktf.out directory';
 
 /**
- * A JSON file read by the plan reader's scanner, keeping it all: at most `maxBytes` (checked before
- * reading, and while reading, should it grow), UTF-8 only (invalid bytes and a byte order mark refused, not
- * replaced), read as JSON.parse reads it. Not JSON.parse itself: on Node 24 and 26 it can read a key written
+ * A JSON file read by the plan reader's scanner, keeping it all: at most `maxBytes`, bounded while
+ * reading (a file that grows, a device or a pipe never fills memory), UTF-8 only (invalid bytes and a byte
+ * order mark refused, not replaced), read as JSON.parse reads it. Not JSON.parse itself: on Node 24 and 26 it can read a key written
  * with an escape as another key (nodejs/node#63785). Undefined when the file does not exist; any other
  * problem names the file.
  */
 export function readJsonFile(file: string, what: string, maxBytes: number, hint: string): unknown {
-  let bytes: Buffer;
-  let fd: number;
+  let bytes: Buffer | undefined;
   try {
-    fd = openSync(file, 'r');
+    bytes = readFileWithinSync(file, maxBytes);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new UsageError('file_unreadable', `cannot read ${file}: ${(error as Error).message}`, {
       cause: error,
     });
   }
-  try {
-    const size = fstatSync(fd).size;
-    const tooLarge = () =>
-      new UsageError(
-        'file_too_large',
-        `${file} is larger than ${maxBytes} bytes, so tfgate does not read it`,
-        {
-          hint,
-        },
-      );
-    if (size > maxBytes) throw tooLarge();
-    // One byte more than the size tells whether the file grew while it was read.
-    bytes = Buffer.alloc(size + 1);
-    let read = 0;
-    for (let n = 1; n > 0 && read < bytes.length; read += n)
-      n = readSync(fd, bytes, read, bytes.length - read, read);
-    if (read > size) throw tooLarge();
-    bytes = bytes.subarray(0, read);
-  } finally {
-    closeSync(fd);
+  if (bytes === undefined) {
+    throw new UsageError(
+      'file_too_large',
+      `${file} is larger than ${maxBytes} bytes, so tfgate does not read it`,
+      {
+        hint,
+      },
+    );
   }
   try {
     const scanner = new JsonScanner(valueNode(), { maxStringBytes: maxBytes, maxValueBytes: maxBytes });

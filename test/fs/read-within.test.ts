@@ -1,14 +1,22 @@
-// readFileWithin: never more than maxBytes (+1) of a file, whatever its size says (procfs, devices, pipes).
+// readFileWithin and readFileWithinSync: never more than maxBytes (+1) of a file, whatever its size says (procfs, devices, pipes).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readFileWithin } from '../../src/fs/read-within.js';
+import { readFileWithin, readFileWithinSync } from '../../src/fs/read-within.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tfgate-read-within-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe('readFileWithin', () => {
+const readers = [
+  { name: 'readFileWithin', read: readFileWithin },
+  {
+    name: 'readFileWithinSync',
+    read: async (file: string, maxBytes: number) => readFileWithinSync(file, maxBytes),
+  },
+];
+
+describe.each(readers)('$name', ({ read: readFileWithin }) => {
   it('reads a file of up to maxBytes and refuses a larger one', async () => {
     const file = join(dir, 'ten');
     writeFileSync(file, '0123456789');
