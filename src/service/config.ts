@@ -105,7 +105,7 @@ export const SERVE_SETTINGS = [
     flag: '--state-read-timeout <duration>',
     env: 'TFGATE_STATE_READ_TIMEOUT',
     default: '2m',
-    help: 'time limit of reading a state from its backend (init, state pull, show); past it 504 drift_check_timeout',
+    help: 'time limit of reading a state from its backend (init, state pull); past it 504 drift_check_timeout',
   },
   {
     key: 'terraformBin',

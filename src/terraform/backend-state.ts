@@ -1,12 +1,12 @@
 // Read a package's state from its backend, now: a scratch working directory holding only the backend block,
-// `init`, `state pull` into a private file, then `show -json` on that file, streamed to the caller. One
-// pulled snapshot feeds both the serial/lineage and the resources, so they always describe the same state.
+// `init`, then `state pull` into a private file the caller reads (serial, lineage and resources, from one
+// snapshot). No `show -json`: it needs every provider's schema, so it failed on any state naming a provider
+// (aws, google, ...) unless the service downloaded them all; the raw state names its resources itself.
 import type { ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
-import { chmod, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { TerraformError } from '../errors/index.js';
 import type { TerraformBinary } from './binary.js';
@@ -22,7 +22,7 @@ export interface BackendBlock {
   config: Record<string, BackendValue>;
 }
 
-export type BackendReadStep = 'init' | 'pull' | 'show';
+export type BackendReadStep = 'init' | 'pull';
 
 /** Why a read failed: what the caller turns into `drift_check_failed` (or a timeout), never into a pass. */
 export class BackendReadError extends TerraformError {
@@ -50,7 +50,7 @@ export interface BackendReadOptions {
   backend: BackendBlock;
   /** The whole environment of terraform: the service's own, where the backend's credentials live. */
   env: NodeJS.ProcessEnv;
-  /** For all three steps together; on expiry terraform's whole process group is killed. */
+  /** For both steps together; on expiry terraform's whole process group is killed. */
   timeoutMs: number;
   /** Largest raw state accepted (bytes of `state pull`). */
   maxBytes: number;
@@ -62,8 +62,6 @@ export interface BackendReadOptions {
 export interface PulledState {
   /** The raw state file (`state pull`), readable by this process only; gone after the read. */
   rawFile: string;
-  /** `show -json` on that file; ends only after terraform exited 0, else errors with a BackendReadError. */
-  showJson: AsyncIterable<Uint8Array>;
 }
 
 /** Enough of terraform's stderr to find its "Error:" block. */
@@ -115,7 +113,23 @@ export async function readBackendState<T>(
     const run = (step: BackendReadStep, args: string[]) =>
       runStep(options, step, [`-chdir=${dir}`, ...args], env, deadline);
 
-    await run('init', ['init', '-input=false', '-no-color', '-backend=true', '-get=false']).done;
+    // An empty -plugin-dir: init installs no provider. It would install every provider the state names
+    // (a download each read, or a failure offline); reading the raw state needs none.
+    const noPlugins = join(dir, 'no-plugins');
+    await mkdir(noPlugins, { mode: 0o700 });
+    const init = run('init', [
+      'init',
+      '-input=false',
+      '-no-color',
+      '-backend=true',
+      '-get=false',
+      `-plugin-dir=${noPlugins}`,
+    ]);
+    await init.done.catch((error: unknown) => {
+      // init's last step is the providers: reaching it means the backend answered and the state was read,
+      // so its failure there (a provider the state names, never installed) does not concern the pull.
+      if (!(error instanceof BackendReadError) || error.timedOut || !init.reachedProviders()) throw error;
+    });
 
     const rawFile = join(dir, 'state.tfstate');
     const pull = run('pull', ['state', 'pull']);
@@ -130,22 +144,7 @@ export async function readBackendState<T>(
     await pull.done;
     await finished(file);
     if ((await stat(rawFile)).size === 0) throw noStateError(options.backend.type);
-
-    const show = run('show', ['show', '-json', '-no-color', rawFile]);
-    // Read at once: Node discards a child's unread stdout when it exits (child_process flushStdio), and
-    // the consumer may read the raw file first. The PassThrough holds it (with backpressure) meanwhile.
-    const output = show.child.stdout!.pipe(new PassThrough());
-    const showJson = (async function* () {
-      for await (const chunk of output as AsyncIterable<Buffer>) yield chunk;
-      await show.done;
-    })();
-    try {
-      return await consume({ rawFile, showJson });
-    } finally {
-      // A consumer that failed (or stopped early) leaves terraform nothing to write to.
-      show.abort(undefined);
-      await show.done.catch(() => undefined);
-    }
+    return await consume({ rawFile });
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -168,7 +167,11 @@ interface Step {
   done: Promise<void>;
   /** Kill the process group; with a reason, `done` rejects with it. */
   abort(reason: string | undefined): void;
+  /** init only: it printed the heading of its last step, the providers (terraform's and OpenTofu's words). */
+  reachedProviders(): boolean;
 }
+
+const PROVIDERS_HEADING = /(^|\n)Initializing provider plugins\.\.\./;
 
 function runStep(
   options: BackendReadOptions,
@@ -189,10 +192,12 @@ function runStep(
   child.stderr?.on('data', (chunk: Buffer) => {
     tail = (tail + chunk.toString('utf8')).slice(-STDERR_TAIL_BYTES);
   });
-  // init prints its errors on stdout as well as stderr; show and pull print their data there.
+  // init prints its errors on stdout as well as stderr; pull prints its data there.
+  let providers = false;
   if (step === 'init') {
     child.stdout?.on('data', (chunk: Buffer) => {
       tail = (tail + chunk.toString('utf8')).slice(-STDERR_TAIL_BYTES);
+      providers ||= PROVIDERS_HEADING.test(tail);
     });
   }
   let aborted: BackendReadError | undefined;
@@ -249,6 +254,7 @@ function runStep(
       if (reason !== undefined && !aborted) aborted = new BackendReadError(step, reason);
       killGroup();
     },
+    reachedProviders: () => providers,
   };
 }
 

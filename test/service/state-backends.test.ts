@@ -17,7 +17,7 @@ import {
   startService,
   type TestService,
 } from '../helpers/service.js';
-import { TerraformWorkspace, TOFU_BIN } from '../helpers/terraform.js';
+import { TerraformWorkspace, type TfState, TOFU_BIN } from '../helpers/terraform.js';
 import { stateJson } from './fixtures.js';
 
 type Gate = {
@@ -237,6 +237,57 @@ describe.each(['embedded', 'postgres'] as const)('drift read from the backend, %
     const reality = new Reality({ local: { path: statePath } });
     expect((await setSource(svc, id, { type: 'local', config: { path: statePath } })).status).toBe(200);
     await seesEveryApply(id, reality, 'local');
+  }, 120_000);
+
+  it('a state naming real providers (aws, google: never installed, no registry here) is read and judged', async () => {
+    // Before, the service ran init (which installs every provider the state names) and `show -json` (which
+    // needs their schemas): both failed here with "Failed to query available provider packages" and "Failed
+    // to load plugin schemas", so every read of a real state was drift_check_failed.
+    const id = await createApprovedPackage(
+      svc,
+      `package_id: providers-${kind}
+sanctioned_kinds: [object_storage]
+capabilities:
+  - name: ledger
+    depends_on: ["aws_s3_bucket.ledger"]
+catalog:
+  aws_s3_bucket: object_storage
+  google_storage_bucket: object_storage
+`,
+    );
+    const statePath = join(scratch, `providers-${kind}.tfstate`);
+    const reality = new Reality({ local: { path: statePath } });
+    await reality.apply(['ledger', 'logs']);
+    // terraform wrote the state; it now names cloud providers, as a real one does (test data: JSON.parse).
+    const retype = (names: string[], serial: number) => {
+      const state = JSON.parse(readFileSync(statePath, 'utf8')) as TfState;
+      state.serial = serial;
+      state.resources = state.resources
+        .filter((r) => names.includes(r.name))
+        .map((r) =>
+          r.name === 'ledger'
+            ? { ...r, type: 'aws_s3_bucket', provider: 'provider["registry.terraform.io/hashicorp/aws"]' }
+            : {
+                ...r,
+                type: 'google_storage_bucket',
+                provider: 'provider["registry.terraform.io/hashicorp/google"]',
+              },
+        );
+      writeFileSync(statePath, JSON.stringify(state));
+    };
+    retype(['ledger', 'logs'], 100);
+    expect((await setSource(svc, id, { type: 'local', config: { path: statePath } })).status).toBe(200);
+    const first = await gate(svc, id);
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body).toMatchObject({ decision: 'pass', state: { source: 'local', serial: 100 } });
+
+    retype(['logs'], 101);
+    const second = await gate(svc, id);
+    expect(second.status, JSON.stringify(second.body)).toBe(409);
+    expect(second.body.blocking.map((f) => [f.rule, f.address])).toEqual([
+      ['capability_dependency_missing', 'aws_s3_bucket.ledger'],
+    ]);
+    expect(second.body.state).toMatchObject({ source: 'local', serial: 101 });
   }, 120_000);
 
   it('a backend that holds no state fails the check: 502 drift_check_failed, never a pass', async () => {

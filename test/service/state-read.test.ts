@@ -1,13 +1,19 @@
-// The backend block the service writes (JSON, never HCL; template syntax escaped for OpenTofu only) and the
-// credential hygiene around reading a state: tfgate's own variables withheld, secrets removed from messages.
-import { createReadStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// The backend block the service writes (JSON, never HCL; template syntax escaped for OpenTofu only), the
+// credential hygiene around reading a state (tfgate's own variables withheld, secrets removed from messages),
+// and the read itself with the real terraform and tofu: no provider installed, no `show -json`.
+import { createReadStream, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readObservedState, readStateIdentity } from '../../src/plan/index.js';
+import { readRawState } from '../../src/plan/read-raw-state.js';
 import { credentialRedactor, terraformEnvironment } from '../../src/service/core/judged-state.js';
-import { readBackendState, renderBackendConfig } from '../../src/terraform/backend-state.js';
+import {
+  BackendReadError,
+  readBackendState,
+  renderBackendConfig,
+} from '../../src/terraform/backend-state.js';
 import { detectTerraform } from '../../src/terraform/binary.js';
+import { TOFU_BIN } from '../helpers/terraform.js';
 
 // biome-ignore lint/suspicious/noTemplateCurlyInString: terraform template syntax, meant literally.
 const HOSTILE = 'x"\n}\nresource "terraform_data" "y" {}\n${file("/etc/passwd")}%{if true}';
@@ -86,44 +92,103 @@ describe('credentials around a read', () => {
 });
 
 describe('readBackendState', () => {
-  it('keeps show -json output a consumer reads late (Node discards unread stdout of an exited child)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tfgate-late-'));
+  // The state names providers none of which is installed (and no registry is reachable here): before, init
+  // tried to install them and `show -json` needed their schemas, so the read failed. Now neither is needed.
+  it.each([
+    ['terraform', 'terraform'],
+    ['tofu', TOFU_BIN],
+  ])(
+    '%s pulls a state naming aws into a private file, with no provider installed',
+    async (_name, command) => {
+      const dir = mkdtempSync(join(tmpdir(), 'tfgate-pull-'));
+      try {
+        const path = join(dir, 'aws.tfstate');
+        writeFileSync(
+          path,
+          JSON.stringify({
+            version: 4,
+            terraform_version: '1.11.4',
+            serial: 3,
+            lineage: '6f1c0d3e-0000-4000-8000-000000000001',
+            outputs: {},
+            resources: [
+              {
+                module: 'module.db[0]',
+                mode: 'managed',
+                type: 'aws_db_instance',
+                name: 'ledger',
+                provider: 'provider["registry.terraform.io/hashicorp/aws"]',
+                instances: [{ schema_version: 2, attributes: { id: 'db-1', password: 'hunter2' } }],
+              },
+            ],
+            check_results: null,
+          }),
+        );
+        const binary = await detectTerraform(command);
+        const cliConfig = join(dir, 'empty.tfrc');
+        writeFileSync(cliConfig, '');
+        let scratch = '';
+        const read = await readBackendState(
+          {
+            binary,
+            backend: { type: 'local', config: { path } },
+            env: { ...process.env, TF_CLI_CONFIG_FILE: cliConfig },
+            timeoutMs: 60_000,
+            maxBytes: 1024 * 1024,
+            redact: (text) => text,
+            parentDir: dir,
+          },
+          async ({ rawFile }) => {
+            scratch = dirname(rawFile);
+            expect(statSync(rawFile).mode & 0o777).toBe(0o600);
+            expect(statSync(scratch).mode & 0o777).toBe(0o700);
+            return readRawState(createReadStream(rawFile));
+          },
+        );
+        expect(read).toEqual({
+          identity: { serial: 3, lineage: '6f1c0d3e-0000-4000-8000-000000000001' },
+          state: {
+            terraform_version: expect.any(String),
+            resources: [
+              {
+                address: 'module.db[0].aws_db_instance.ledger',
+                mode: 'managed',
+                type: 'aws_db_instance',
+                name: 'ledger',
+                module_address: 'module.db[0]',
+              },
+            ],
+          },
+        });
+        // The scratch directory (state values are secrets) is gone, and no provider was installed in it.
+        expect(existsSync(scratch)).toBe(false);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    60_000,
+  );
+
+  it('an init that fails before its providers step (a backend setting terraform refuses) is the failure', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tfgate-pull-'));
     try {
-      const path = join(dir, 'late.tfstate');
-      writeFileSync(
-        path,
-        JSON.stringify({
-          version: 4,
-          terraform_version: '1.11.4',
-          serial: 3,
-          lineage: '6f1c0d3e-0000-4000-8000-000000000001',
-          outputs: {},
-          resources: [],
-          check_results: null,
-        }),
-      );
       const binary = await detectTerraform('terraform');
-      const cliConfig = join(dir, 'empty.tfrc');
-      writeFileSync(cliConfig, '');
-      const result = await readBackendState(
+      const error = await readBackendState(
         {
           binary,
-          backend: { type: 'local', config: { path } },
-          env: { ...process.env, TF_CLI_CONFIG_FILE: cliConfig },
+          backend: { type: 'local', config: { path: join(dir, 'x.tfstate'), no_such_setting: 'x' } },
+          env: { ...process.env, TF_CLI_CONFIG_FILE: '/dev/null' },
           timeoutMs: 60_000,
           maxBytes: 1024 * 1024,
           redact: (text) => text,
         },
-        async ({ rawFile, showJson }) => {
-          const identity = await readStateIdentity(createReadStream(rawFile));
-          // By now `show` has long exited: its output must still be there.
-          await new Promise((resolve) => setTimeout(resolve, 1500));
-          const state = await readObservedState(showJson);
-          return { identity, state };
-        },
+        async () => 'consumed',
+      ).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(BackendReadError);
+      expect(error).toMatchObject({ step: 'init', timedOut: false });
+      expect((error as Error).message).toMatch(
+        /^terraform init failed reading the local state: Extraneous JSON object property/,
       );
-      expect(result.identity).toEqual({ serial: 3, lineage: '6f1c0d3e-0000-4000-8000-000000000001' });
-      expect(result.state).toMatchObject({ format_version: '1.0', resources: [] });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

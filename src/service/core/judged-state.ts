@@ -4,7 +4,7 @@
 import { createReadStream } from 'node:fs';
 import { isTfgateError } from '../../errors/index.js';
 import type { JudgedState, ObservedResource } from '../../model/index.js';
-import { readObservedState, readStateIdentity } from '../../plan/index.js';
+import { readRawState } from '../../plan/read-raw-state.js';
 import { BackendReadError, noStateError, readBackendState } from '../../terraform/backend-state.js';
 import { detectTerraform, type TerraformBinary } from '../../terraform/binary.js';
 import type { PackageRecord, StateSourceRecord } from '../store/index.js';
@@ -96,11 +96,10 @@ async function readFromBackend(
       maxBytes: ctx.config.maxBody,
       redact,
     },
-    async ({ rawFile, showJson }) => {
+    async ({ rawFile }) => {
       const description = `the ${source.type} state of package "${pkg.packageId}"`;
-      const identity = await readStateIdentity(createReadStream(rawFile), { description });
+      const { identity, state } = await readRawState(createReadStream(rawFile), { description });
       if (identity.lineage === '') throw noStateError(source.type);
-      const state = await readObservedState(showJson, { description });
       return {
         resources: state.resources,
         state: { source: source.type, serial: identity.serial, lineage: identity.lineage, read_at: readAt },
