@@ -32,35 +32,9 @@ writeFileSync(
 /** The Unicode version of the Go that built today's Terraform and OpenTofu releases. */
 export const GO_UNICODE_VERSION = '${version}';
 
-/** Printable ranges: base-36 pairs of (gap after the previous range, length - 1). */
-const ENCODED =
+/** Printable ranges: base-36 pairs of (gap after the previous range, length - 1); see instance-key.ts. */
+export const GO_PRINTABLE_RANGES =
 ${chunks.join(' +\n')};
-
-const starts: number[] = [];
-const ends: number[] = [];
-{
-  const numbers = ENCODED.trim().split(' ');
-  let end = -1;
-  for (let i = 0; i < numbers.length; i += 2) {
-    const start = end + 1 + Number.parseInt(numbers[i]!, 36);
-    end = start + Number.parseInt(numbers[i + 1]!, 36);
-    starts.push(start);
-    ends.push(end);
-  }
-}
-
-/** Go's unicode.IsPrint(codePoint): letters, marks, numbers, punctuation, symbols and the ASCII space. */
-export function isGoPrintable(codePoint: number): boolean {
-  let low = 0;
-  let high = starts.length - 1;
-  while (low <= high) {
-    const middle = (low + high) >> 1;
-    if (codePoint < starts[middle]!) high = middle - 1;
-    else if (codePoint > ends[middle]!) low = middle + 1;
-    else return true;
-  }
-  return false;
-}
 `,
 );
 console.log(`src/plan/go-printable.ts: ${lines.length - 1} ranges (Unicode ${version})`);

@@ -4,8 +4,8 @@
 /** The Unicode version of the Go that built today's Terraform and OpenTofu releases. */
 export const GO_UNICODE_VERSION = '15.0.0';
 
-/** Printable ranges: base-36 pairs of (gap after the previous range, length - 1). */
-const ENCODED =
+/** Printable ranges: base-36 pairs of (gap after the previous range, length - 1); see instance-key.ts. */
+export const GO_PRINTABLE_RANGES =
   'w 2m y b 1 jt 2 5 4 6 1 0 1 j 1 b0 1 11 2 1d 2 2 1 1i 8 q 4 5 h l 1 5b 1 1b 2 1m 2 2s e 1m 2 1c 2 e ' +
   '1 r 2 0 1 a 5 u 9 21 1 4g 1 7 2 1 2 l 1 6 1 0 3 3 2 8 2 1 2 3 8 0 4 1 1 4 2 o 2 2 1 5 4 1 2 l 1 6 1 ' +
   '1 1 1 1 1 2 0 1 4 4 1 2 2 3 0 7 3 1 0 7 g a 2 1 8 1 2 1 l 1 6 1 1 1 4 2 9 1 2 1 2 2 0 f 3 2 b 7 6 1 ' +
@@ -38,29 +38,3 @@ const ENCODED =
   '2r c e 2 e 1 e 1 10 a 4t 1k s d 17 4 8 7 1 e 5 4a rb 4 g 3 c 3 3a 4 2m 6 b 4 0 f b 4 1j 8 9 6 13 8 t ' +
   '2 1 26 9f c d 2 c 3 8 7 19 1 6 8 d 4 8 7 8 7 42 1 1i 11 9 sm wyn w 37d 6 65 2 4g1 e 5rk 2e7 f1 15u ' +
   '3t6 5 38f f9e8 6n';
-
-const starts: number[] = [];
-const ends: number[] = [];
-{
-  const numbers = ENCODED.trim().split(' ');
-  let end = -1;
-  for (let i = 0; i < numbers.length; i += 2) {
-    const start = end + 1 + Number.parseInt(numbers[i]!, 36);
-    end = start + Number.parseInt(numbers[i + 1]!, 36);
-    starts.push(start);
-    ends.push(end);
-  }
-}
-
-/** Go's unicode.IsPrint(codePoint): letters, marks, numbers, punctuation, symbols and the ASCII space. */
-export function isGoPrintable(codePoint: number): boolean {
-  let low = 0;
-  let high = starts.length - 1;
-  while (low <= high) {
-    const middle = (low + high) >> 1;
-    if (codePoint < starts[middle]!) high = middle - 1;
-    else if (codePoint > ends[middle]!) low = middle + 1;
-    else return true;
-  }
-  return false;
-}

@@ -1,6 +1,6 @@
 // Instance keys as Terraform and OpenTofu write them in addresses: addrs.IntKey.String and
 // addrs.StringKey.String (toHCLQuotedString in internal/addrs/instance_key.go, the same in both).
-import { isGoPrintable } from './go-printable.js';
+import { GO_PRINTABLE_RANGES } from './go-printable.js';
 
 /** `[0]` for a count index, `["key"]` (HCL-quoted) for a for_each key. */
 export function instanceKeyString(key: number | string): string {
@@ -46,4 +46,30 @@ export function toHCLQuotedString(text: string): string {
     i += width;
   }
   return `${out}"`;
+}
+
+const starts: number[] = [];
+const ends: number[] = [];
+{
+  const numbers = GO_PRINTABLE_RANGES.trim().split(' ');
+  let end = -1;
+  for (let i = 0; i < numbers.length; i += 2) {
+    const start = end + 1 + Number.parseInt(numbers[i]!, 36);
+    end = start + Number.parseInt(numbers[i + 1]!, 36);
+    starts.push(start);
+    ends.push(end);
+  }
+}
+
+/** Go's unicode.IsPrint(codePoint): letters, marks, numbers, punctuation, symbols and the ASCII space. */
+export function isGoPrintable(codePoint: number): boolean {
+  let low = 0;
+  let high = starts.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    if (codePoint < starts[middle]!) high = middle - 1;
+    else if (codePoint > ends[middle]!) low = middle + 1;
+    else return true;
+  }
+  return false;
 }

@@ -3,7 +3,8 @@
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { GO_UNICODE_VERSION, isGoPrintable } from '../../src/plan/go-printable.js';
+import { GO_UNICODE_VERSION } from '../../src/plan/go-printable.js';
+import { isGoPrintable } from '../../src/plan/instance-key.js';
 import { REPO_ROOT } from '../helpers/terraform.js';
 
 describe('isGoPrintable', () => {
