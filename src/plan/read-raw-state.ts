@@ -1,6 +1,9 @@
 // A raw Terraform state (`terraform state pull`, format version 4) read once as a stream: its identity
 // (serial, lineage) and its resources as `terraform show -json` lists them, one per instance object (current
 // and deposed), with no provider schema needed. Attribute values (secrets) are skipped unread.
+// `state pull` reads the backend's state with Terraform's own reader and writes it again, so where Go reads
+// JSON differently (case-insensitive keys, a number's integer part) this reads Terraform's rewritten form;
+// the `module` field is taken as written (Terraform writes it canonical).
 import type { Readable } from 'node:stream';
 import { InvalidPlanError } from '../errors/index.js';
 import type { ObservedResource, ObservedStateInput } from '../model/index.js';

@@ -153,6 +153,54 @@ describe.each([
     );
   });
 
+  it('a hand-made backend state with Go-only readings is rewritten by state pull; the reader equals show', async () => {
+    // Go's JSON reading (case-insensitive keys, a number's integer part) and HCL escapes in a module address
+    // differ from JSON.parse's; `state pull` reads the backend's state with Terraform's own reader and writes
+    // it again, so what tfgate reads is Terraform's canonical form.
+    const dir = mkdtempSync(join(tmpdir(), 'tfgate-rawstate-hostile-'));
+    try {
+      const builtin = 'provider[\\"terraform.io/builtin/terraform\\"]';
+      const backendState = join(dir, 'backend.tfstate');
+      writeFileSync(
+        backendState,
+        `{"version":4,"terraform_version":"1.11.4","serial":5,"lineage":"11111111-0000-4000-8000-000000000000",
+        "outputs":{},"resources":[
+        {"mode":"managed","Type":"terraform_data","NAME":"cased","provider":"${builtin}",
+         "instances":[{"schema_version":0,"attributes":{"id":"a"}}]},
+        {"mode":"data","mode":"managed","type":"terraform_data","name":"dup","provider":"${builtin}",
+         "instances":[{"index_key":"x","index_key":1.0,"attributes":{"id":"b"}},{"index_key":2.7,"attributes":{"id":"c"}}]},
+        {"module":"module.m[\\"\\\\u0041\\"]","mode":"managed","type":"terraform_data","name":"esc",
+         "provider":"${builtin}","instances":[{"index_key":"$\${x}","attributes":{"id":"d"}}]}]}`,
+      );
+      const config = join(dir, 'config');
+      mkdirSync(config);
+      writeFileSync(
+        join(config, 'main.tf.json'),
+        JSON.stringify({ terraform: { backend: { local: { path: backendState } } } }),
+      );
+      const reader = TerraformWorkspace.create(config, { bin });
+      try {
+        await reader.run(['init', '-input=false', '-no-color', '-get=false']);
+        const pulled = (await reader.run(['state', 'pull'])).stdout;
+        writeFileSync(join(reader.dir, 'pulled.tfstate'), pulled);
+        const show = (await reader.run(['show', '-json', '-no-color', 'pulled.tfstate'])).stdout;
+        const fromRaw = (await readRawState(streamOf(pulled))).state.resources;
+        const fromShow = (await readObservedState(streamOf(show))).resources;
+        expect(fromRaw.map(canonical).sort()).toEqual(fromShow.map(canonical).sort());
+        expect(fromRaw.map((r) => r.address).sort()).toEqual([
+          'module.m["A"].terraform_data.esc["$$${x}"]',
+          'terraform_data.cased',
+          'terraform_data.dup[1]',
+          'terraform_data.dup[2]',
+        ]);
+      } finally {
+        reader.cleanup();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('the same identity as readStateIdentity reads', async () => {
     const { identity } = await readRawState(streamOf(raw));
     const parsed = JSON.parse(raw) as { serial: number; lineage: string };
