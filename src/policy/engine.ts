@@ -4,28 +4,28 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { z } from 'zod';
-import { InvalidPlanError, NoDecisionError, TfgateError } from '../errors/index.js';
+import { InvalidPlanError, NoDecisionError } from '../errors/index.js';
 import {
-  COUNT_KEYS,
   type DetectedDrift,
   decide,
-  type EvalFinding,
-  type EvaluationCounts,
   type EvaluationResult,
-  type ExpiredAcknowledgement,
-  emptyCounts,
   type ObservedStateInput,
   type PlanInput,
   type Severity,
 } from '../model/index.js';
-import {
-  acknowledgementSchema,
-  driftFindingSchema,
-  evalFindingSchema,
-  evaluationCountsSchema,
-} from '../schemas/contract.js';
+import { driftFindingSchema } from '../schemas/contract.js';
 import { POLICY_DATA_ROOT, type PolicyData } from './data.js';
 import { findingId } from './finding-id.js';
+import {
+  byAddressThenRule,
+  describe,
+  evaluationFailed,
+  exactBuffer,
+  type PlanEvaluation,
+  PlanSession,
+} from './plan-session.js';
+
+export { PLAN_ENTRYPOINT, type PlanEvaluation } from './plan-session.js';
 
 // opa-wasm's ESM entry exports only loadPolicy; loadPolicySync lives on its CommonJS module.
 const opaWasm = createRequire(import.meta.url)(
@@ -45,27 +45,18 @@ const wasmApi = (
 ).WebAssembly;
 
 /** The policy's entrypoints, in policy.wasm and in a bundle's manifest. */
-export const PLAN_ENTRYPOINT = 'tfgate/conformance/plan';
 export const DRIFT_ENTRYPOINT = 'tfgate/conformance/drift';
 
 /** The policy.wasm that ships with tfgate: policy/policy.wasm at the package root (from src/ or dist/). */
 export const SHIPPED_WASM_URL = new URL('../../policy/policy.wasm', import.meta.url);
 
-/** What the plan entrypoint yields: findings and counts, before a threshold turns them into a decision. */
-export interface PlanEvaluation {
-  findings: EvalFinding[];
-  counts: EvaluationCounts;
-  /** Plan acknowledgements of these findings that had expired at the evaluation time. */
-  expired: ExpiredAcknowledgement[];
-}
-
 const WASM_PAGE = 64 * 1024;
-// Measured: parsing and evaluating take about 16 times the input JSON's size in wasm heap.
+// Measured: parsing and evaluating take about 15 times the input JSON's size in wasm heap.
 const MEMORY_PER_INPUT_BYTE = 32;
-// Measured on 100k changes: chunks of a few thousand changes take about half the CPU of one input.
-const PLAN_CHUNK_CHANGES = 4096;
 const MEMORY_BASE_BYTES = 8 * 1024 * 1024;
 const MEMORY_MAX_PAGES = 65_536; // 4 GiB, wasm32's ceiling
+// Measured on 100k changes: chunks of a few thousand changes take about half the CPU of one input.
+const PLAN_CHUNK_CHANGES = 4096;
 
 // Compiled modules, once per process: keyed by the SHA-256 of the wasm bytes ('' for the shipped one).
 const moduleCache = new Map<string, WasmModule>();
@@ -113,46 +104,20 @@ export class PolicyEngine {
     plan: PlanInput,
     options: { chunkSize?: number; now?: Date } = {},
   ): PlanEvaluation {
-    // The evaluation time goes in as input.now: the policy never reads a clock (see conformance.rego).
-    const now = (options.now ?? new Date()).toISOString();
-    const chunks = serializePlanChunks(plan, options.chunkSize ?? PLAN_CHUNK_CHANGES, now);
-    const outputs = this.run(PLAN_ENTRYPOINT, data, chunks, (result) => planOutputSchema.parse(result));
-    const errors = outputs.flatMap((output) => output.errors);
-    if (errors.length > 0) {
-      const shown = errors.slice(0, 5).join('; ');
-      const more = errors.length > 5 ? ` (and ${errors.length - 5} more)` : '';
-      throw new InvalidPlanError(`the plan cannot be evaluated: ${shown}${more}`, {
-        hint: 'pass the output of `terraform show -json <planfile>` from Terraform 1.0-1.11 or OpenTofu',
-        details: { errors },
-      });
-    }
-    const findings: EvalFinding[] = outputs
-      .flatMap((output) => output.findings)
-      .map(({ capability, acknowledgement, ...finding }) => ({
-        id: findingId(data.package_id, finding.rule, finding.address),
-        ...finding,
-        ...(capability === undefined ? {} : { capability }),
-        ...(acknowledgement === undefined ? {} : { acknowledgement: withoutUndefined(acknowledgement) }),
-      }))
-      .sort(byAddressThenRule);
-    const counts = emptyCounts();
-    for (const output of outputs) {
-      for (const key of COUNT_KEYS) counts[key] += output.counts[key];
-    }
-    const expired: ExpiredAcknowledgement[] = outputs
-      .flatMap((output) => output.expired_acknowledgements)
-      .filter((e) => e.acknowledgement.expires_at !== undefined)
-      .map((e) => ({
-        finding_id: findingId(data.package_id, e.rule, e.address),
-        rule: e.rule,
-        address: e.address,
-        ...withoutUndefined(e.acknowledgement),
-        expires_at: e.acknowledgement.expires_at!,
-      }))
-      .sort((a, b) =>
-        byAddressThenRule({ address: a.address, rule: a.rule }, { address: b.address, rule: b.rule }),
-      );
-    return { findings, counts, expired };
+    const session = this.openPlan(data, options.now ?? new Date());
+    const size = options.chunkSize ?? PLAN_CHUNK_CHANGES;
+    const changes = plan.resource_changes;
+    for (let start = 0; start < changes.length; start += size)
+      session.add(changes.slice(start, start + size));
+    return session.finish();
+  }
+
+  /**
+   * A plan evaluation fed batch by batch (src/policy/evaluate-stream.ts feeds it as the plan is read).
+   * The evaluation time goes in as input.now: the policy never reads a clock (see conformance.rego).
+   */
+  openPlan(data: PolicyData, now: Date): PlanSession {
+    return new PlanSession(this.module, data, now.toISOString());
   }
 
   /** Evaluate observed state against the design: the drift rules. */
@@ -214,15 +179,7 @@ export class PolicyEngine {
         outputs.push(parse(first.result));
       }
     } catch (error) {
-      if (error instanceof TfgateError) throw error;
-      // opa-wasm throws strings on aborts (out of memory, conflicting rule outputs); zod throws on a bad shape.
-      throw new NoDecisionError(
-        'policy_evaluation_failed',
-        `the policy could not be evaluated: ${describe(error)}`,
-        {
-          cause: error,
-        },
-      );
+      throw evaluationFailed(error);
     }
     return outputs;
   }
@@ -244,83 +201,16 @@ export function toEvaluationResult(
   };
 }
 
-function withoutUndefined<T extends { expires_at?: string | undefined }>(ack: T): T {
-  if (ack.expires_at !== undefined) return ack;
-  const { expires_at: _, ...rest } = ack;
-  return rest as T;
-}
-
-/**
- * The plan as the policy's input, in chunks of `chunkSize` changes, each `{"resource_changes": [...]}`
- * holding only what the rules read: address, mode, type, deposed, change.actions, change.importing.
- * Objects of one shape for JSON.stringify: measured faster than concatenating strings by hand.
- * A missing field becomes null, so the policy reports it instead of the wasm JSON parser failing.
- */
-export function serializePlanChunks(plan: PlanInput, chunkSize: number, now?: string): Uint8Array[] {
-  const encoder = new TextEncoder();
-  const changes = plan.resource_changes;
-  const chunks: Uint8Array[] = [];
-  for (let start = 0; start === 0 || start < changes.length; start += chunkSize) {
-    const slim = changes.slice(start, start + chunkSize).map((rc) => {
-      const actions = rc.change?.actions ?? null;
-      const importing = rc.change?.importing;
-      const change = importing === undefined || importing === null ? { actions } : { actions, importing: {} };
-      const address = rc.address ?? null;
-      const mode = rc.mode ?? null;
-      const type = rc.type ?? null;
-      return rc.deposed === undefined
-        ? { address, mode, type, change }
-        : { address, mode, type, deposed: rc.deposed, change };
-    });
-    chunks.push(
-      encoder.encode(
-        JSON.stringify(now === undefined ? { resource_changes: slim } : { now, resource_changes: slim }),
-      ),
-    );
-  }
-  return chunks;
-}
-
 /** Observed state as the drift entrypoint's input: address, mode and type of each resource. */
 function serializeState(state: ObservedStateInput): Uint8Array {
   const resources = state.resources.map(({ address, mode, type }) => ({ address, mode, type }));
   return new TextEncoder().encode(JSON.stringify({ resources }));
 }
 
-/** The bytes as an ArrayBuffer of exactly their length (opa-wasm copies the whole buffer). */
-function exactBuffer(bytes: Uint8Array): ArrayBuffer {
-  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
-    ? (bytes.buffer as ArrayBuffer)
-    : (bytes.slice().buffer as ArrayBuffer);
-}
-
-function byAddressThenRule(
-  a: { address: string; rule: string },
-  b: { address: string; rule: string },
-): number {
-  if (a.address !== b.address) return a.address < b.address ? -1 : 1;
-  if (a.rule !== b.rule) return a.rule < b.rule ? -1 : 1;
-  return 0;
-}
-
 // The policy's output is a boundary too (a bundle may carry its own wasm): check its shape, with the
 // contract's schemas less what tfgate adds (the finding id).
 // expired_acknowledgements defaults to none: a bundle's older policy.wasm knows no acknowledgements, so its
 // findings all block (fail closed).
-const planOutputSchema = z.object({
-  findings: z.array(evalFindingSchema.omit({ id: true })),
-  counts: evaluationCountsSchema,
-  errors: z.array(z.string()),
-  expired_acknowledgements: z
-    .array(
-      z.object({
-        rule: evalFindingSchema.shape.rule,
-        address: z.string(),
-        acknowledgement: acknowledgementSchema,
-      }),
-    )
-    .default([]),
-});
 const driftOutputSchema = z.object({
   findings: z.array(
     driftFindingSchema.pick({
@@ -383,10 +273,4 @@ function invalidWasm(error: unknown): NoDecisionError {
       cause: error,
     },
   );
-}
-
-function describe(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  if (typeof error === 'object' && error !== null && 'message' in error) return String(error.message);
-  return String(error);
 }
