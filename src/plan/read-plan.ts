@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { IncompletePlanError } from '../errors/index.js';
-import { PLAN_ACTIONS, type PlanInput } from '../model/index.js';
+import { PLAN_ACTIONS, type PlanInput, type ResourceChange } from '../model/index.js';
 import {
   isFormatVersion,
   isInstanceIndex,
@@ -18,7 +18,19 @@ import { arrayNode, JsonScanner, objectNode, type Problem, valueNode } from './s
 export interface ReadPlanOptions {
   /** Shown in error messages. */
   description?: string;
+  /**
+   * Receives the resource changes in document order, in batches of up to `batchChanges`, as each batch
+   * fills (the rest before readPlan resolves); the resolved plan's resource_changes is then []. Act on no
+   * batch before readPlan resolved: a later error (bad JSON, `"errored": true`, a bad change) rejects it,
+   * and everything delivered must be discarded. A second `resource_changes` key is refused (JSON.parse
+   * would keep the last, and the first one's batches are already delivered).
+   */
+  onChanges?: (batch: ResourceChange[]) => void;
+  /** Largest batch handed to onChanges (default 4096). */
+  batchChanges?: number;
 }
+
+export const DEFAULT_BATCH_CHANGES = 4096;
 
 export const PLAN_HINT =
   'tfgate reads the JSON rendering of a saved plan: run `terraform plan -out=tfplan && terraform show -json tfplan > plan.json`';
@@ -103,48 +115,55 @@ const resourceChangeNode = objectNode(
   },
 );
 
-const planNode = objectNode(
-  'a JSON object (the output of `terraform show -json <planfile>`)',
-  {
-    format_version: valueNode(isFormatVersion),
-    terraform_version: valueNode(isString),
-    resource_changes: arrayNode('an array of resource changes', resourceChangeNode),
-    // Terraform >= 1.4 writes `"errored": true` (last) in a plan saved after planning failed: it is partial.
-    errored: valueNode((value) =>
-      typeof value === 'boolean'
-        ? undefined
-        : { message: `expected true or false, found ${typeName(value)}` },
-    ),
-  },
-  {
-    close: (plan, seen) => {
-      if (!('format_version' in plan))
-        return { message: 'missing "format_version": this is not `terraform show -json` output' };
-      // Terraform omits resource_changes when nothing changes, but always writes planned_values.
-      if ('resource_changes' in plan || seen.has('planned_values')) return undefined;
-      if (seen.has('values'))
-        return {
-          message:
-            'it has "values" but no "resource_changes" or "planned_values": this is a state, not a plan (`terraform show -json` was run without a plan file)',
-        };
-      return { message: 'it has neither "resource_changes" nor "planned_values": this is not a plan' };
+const RESOURCE_CHANGES_WHAT = 'an array of resource changes';
+
+/** The plan's schema; with `each`, resource changes are handed to it and a second resource_changes is refused. */
+const planSchema = (each?: (change: unknown) => void) =>
+  objectNode(
+    'a JSON object (the output of `terraform show -json <planfile>`)',
+    {
+      format_version: valueNode(isFormatVersion),
+      terraform_version: valueNode(isString),
+      resource_changes: arrayNode(RESOURCE_CHANGES_WHAT, resourceChangeNode, undefined, each),
+      // Terraform >= 1.4 writes `"errored": true` (last) in a plan saved after planning failed: it is partial.
+      errored: valueNode((value) =>
+        typeof value === 'boolean'
+          ? undefined
+          : { message: `expected true or false, found ${typeName(value)}` },
+      ),
     },
-    track: ['planned_values', 'values'],
-    skipped: [
-      'variables',
-      'planned_values',
-      'resource_drift',
-      'output_changes',
-      'prior_state',
-      'configuration',
-      'relevant_attributes',
-      'checks',
-      'timestamp',
-      'applyable',
-      'complete',
-    ],
-  },
-);
+    {
+      close: (plan, seen) => {
+        if (!('format_version' in plan))
+          return { message: 'missing "format_version": this is not `terraform show -json` output' };
+        // Terraform omits resource_changes when nothing changes, but always writes planned_values.
+        if ('resource_changes' in plan || seen.has('planned_values')) return undefined;
+        if (seen.has('values'))
+          return {
+            message:
+              'it has "values" but no "resource_changes" or "planned_values": this is a state, not a plan (`terraform show -json` was run without a plan file)',
+          };
+        return { message: 'it has neither "resource_changes" nor "planned_values": this is not a plan' };
+      },
+      track: ['planned_values', 'values'],
+      skipped: [
+        'variables',
+        'planned_values',
+        'resource_drift',
+        'output_changes',
+        'prior_state',
+        'configuration',
+        'relevant_attributes',
+        'checks',
+        'timestamp',
+        'applyable',
+        'complete',
+      ],
+      ...(each ? { once: ['resource_changes'] } : {}),
+    },
+  );
+
+const planNode = planSchema();
 
 /**
  * Read `terraform show -json` output as a stream and keep only format_version, terraform_version and
@@ -164,9 +183,22 @@ export async function readPlan(
     expected: 'a Terraform plan in JSON',
     hint: PLAN_HINT,
   };
-  const plan = (await scanStream(input, new JsonScanner(planNode), context)) as PlanInput & {
-    errored?: boolean;
-  };
+  const onChanges = options.onChanges;
+  let batches: ChangeBatches | undefined;
+  let schema = planNode;
+  if (onChanges) {
+    batches = new ChangeBatches(onChanges, options.batchChanges ?? DEFAULT_BATCH_CHANGES);
+    const sink = batches;
+    schema = planSchema((change) => sink.add(change as ResourceChange));
+  }
+  let plan: PlanInput & { errored?: boolean };
+  try {
+    plan = (await scanStream(input, new JsonScanner(schema), context)) as PlanInput & { errored?: boolean };
+  } catch (error) {
+    // The caller's own error, thrown from onChanges, is passed on as it is.
+    if (batches?.failure) throw batches.failure.error;
+    throw error;
+  }
   if (plan.errored === true) {
     throw new IncompletePlanError(
       `the plan is incomplete: terraform reported errors while planning; fix them and plan again (${context.description} has "errored": true, so its resource changes are partial)`,
@@ -178,5 +210,38 @@ export async function readPlan(
   }
   delete plan.errored;
   if (plan.resource_changes === undefined) plan.resource_changes = [];
+  batches?.flush();
   return plan;
+}
+
+/** Gathers resource changes into batches for ReadPlanOptions.onChanges. */
+class ChangeBatches {
+  private batch: ResourceChange[] = [];
+  /** What onChanges threw, if it did. */
+  failure: { error: unknown } | undefined;
+
+  constructor(
+    private readonly onChanges: (batch: ResourceChange[]) => void,
+    private readonly size: number,
+  ) {
+    if (!Number.isSafeInteger(size) || size < 1)
+      throw new RangeError(`batchChanges must be a positive integer, got ${size}`);
+  }
+
+  add(change: ResourceChange): void {
+    this.batch.push(change);
+    if (this.batch.length >= this.size) this.flush();
+  }
+
+  flush(): void {
+    const batch = this.batch;
+    if (batch.length === 0) return;
+    this.batch = [];
+    try {
+      this.onChanges(batch);
+    } catch (error) {
+      this.failure = { error };
+      throw error;
+    }
+  }
 }

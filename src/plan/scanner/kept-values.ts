@@ -121,15 +121,24 @@ export abstract class KeptValues extends SkipPath {
         parent.obj![key] = value;
       }
     } else {
-      parent.arr!.push(value);
+      const each = (parent.node as ArrayNode).each;
+      // Once an item is refused the document is, so the items after it are not handed on.
+      if (each === undefined) parent.arr!.push(value);
+      else if (parent.problem === undefined) each(value);
     }
   }
 
-  protected setKey(frame: Frame, node: ObjectNode, key: string, next: SchemaNode): void {
+  /** The key `key` (its opening quote at offset `at`) of a schema object's member. */
+  protected setKey(frame: Frame, node: ObjectNode, key: string, next: SchemaNode, at: number): void {
     frame.key = key;
     frame.next = next;
-    if (node.track?.has(key)) {
+    if (node.track?.has(key) || node.once?.has(key)) {
       frame.seen ??= new Set();
+      if (frame.seen.has(key) && node.once?.has(key))
+        this.fail(
+          `a second ${JSON.stringify(key)} key in the same object: JSON.parse would keep only the last one, and tfgate refuses to guess which one was meant`,
+          at,
+        );
       frame.seen.add(key);
     }
   }
@@ -155,7 +164,7 @@ export abstract class KeptValues extends SkipPath {
       frame.key = undefined;
       frame.next = SKIP;
     } else {
-      this.setKey(frame, node, text, node.fields.get(text) ?? SKIP);
+      this.setKey(frame, node, text, node.fields.get(text) ?? SKIP, this.strStart);
     }
   }
 }

@@ -288,8 +288,8 @@ export class JsonScanner extends KeptValues {
     }
     if (j < n && buf[j] === QUOTE) {
       const field = matchName(node.names, buf, from, j);
-      if (field) this.setKey(frame, node, field.name, field.node);
-      else this.setKey(frame, node, latin1(buf, from, j), SKIP);
+      if (field) this.setKey(frame, node, field.name, field.node, at);
+      else this.setKey(frame, node, latin1(buf, from, j), SKIP, at);
       this.st = S_COLON;
       return j + 1;
     }

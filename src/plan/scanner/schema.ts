@@ -21,6 +21,8 @@ export interface ObjectNode {
   readonly names: readonly FieldName[];
   /** Fields (kept or skipped) whose presence close() is told about. */
   readonly track?: ReadonlySet<string>;
+  /** Fields refused when they appear twice (JSON.parse would keep the last one). */
+  readonly once?: ReadonlySet<string>;
   readonly close?: (value: Record<string, unknown>, seen: ReadonlySet<string>) => Problem | undefined;
 }
 
@@ -34,6 +36,11 @@ export interface ArrayNode {
   readonly what: string;
   readonly item: SchemaNode;
   readonly close?: (value: unknown[]) => Problem | undefined;
+  /**
+   * Items (checked, in order) are handed to `each` as they complete instead of being kept: the array's
+   * value stays empty, and close() sees it empty.
+   */
+  readonly each?: (item: unknown) => void;
 }
 /** A value materialized whole (small by contract: strings and the whole value are capped). */
 export interface ValueNode {
@@ -52,6 +59,11 @@ export interface ObjectNodeOptions {
   track?: readonly string[];
   /** Names usually present and skipped: matched without allocation, and named in error paths. */
   skipped?: readonly string[];
+  /**
+   * Fields that may appear only once: a second one is refused at once (JSON.parse keeps the last, so a
+   * field whose items were already handed on by ArrayNode.each could not be honoured).
+   */
+  once?: readonly string[];
 }
 
 export function objectNode(
@@ -60,7 +72,12 @@ export function objectNode(
   options: ObjectNodeOptions = {},
 ): ObjectNode {
   const map = new Map(Object.entries(fields));
-  for (const name of [...map.keys(), ...(options.skipped ?? []), ...(options.track ?? [])]) {
+  for (const name of [
+    ...map.keys(),
+    ...(options.skipped ?? []),
+    ...(options.track ?? []),
+    ...(options.once ?? []),
+  ]) {
     if (name.length > MAX_FIELD_NAME || !/^[\x20-\x7e]*$/.test(name))
       throw new Error(
         `field name ${JSON.stringify(name)}: at most ${MAX_FIELD_NAME} printable ASCII characters`,
@@ -78,6 +95,7 @@ export function objectNode(
   };
   if (options.close) node.close = options.close;
   if (options.track) node.track = new Set(options.track);
+  if (options.once) node.once = new Set(options.once);
   return node;
 }
 
@@ -85,8 +103,12 @@ export function arrayNode(
   what: string,
   item: SchemaNode,
   close?: (value: unknown[]) => Problem | undefined,
+  each?: (item: unknown) => void,
 ): ArrayNode {
-  return close ? { kind: 'array', what, item, close } : { kind: 'array', what, item };
+  const node: { -readonly [K in keyof ArrayNode]: ArrayNode[K] } = { kind: 'array', what, item };
+  if (close) node.close = close;
+  if (each) node.each = each;
+  return node;
 }
 
 export function valueNode(check?: (value: unknown) => Problem | undefined): ValueNode {
@@ -150,7 +172,7 @@ export interface Frame {
   index: number;
   /** Schema node of the value after the current key (objects). */
   next: SchemaNode;
-  /** Tracked keys seen so far (ObjectNode.track). */
+  /** Tracked and once-only keys seen so far (ObjectNode.track, ObjectNode.once). */
   seen: Set<string> | undefined;
   /** Held-back schema problems of members, by key (objects): a later duplicate key may replace them. */
   problems: Map<string, HeldProblem> | undefined;
