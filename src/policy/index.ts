@@ -14,4 +14,6 @@ export {
   SHIPPED_WASM_URL,
   toEvaluationResult,
 } from './engine.js';
+export type { ReadAndEvaluateOptions, ReadAndEvaluateResult } from './evaluate-stream.js';
+export { readAndEvaluatePlan } from './evaluate-stream.js';
 export { findingId } from './finding-id.js';

@@ -38,7 +38,6 @@ const STATE = JSON.stringify(
 /** Hostile forms of the destroy plan: every one deletes what the ledger capability depends on. */
 const HOSTILE_PLANS: Record<string, string> = {
   'resource_changes written with escapes only': escapeKey(PLAN, 'resource_changes'),
-  'an empty decoy, then the escaped resource_changes': hiddenChangesPlan(PLAN),
   'a no-op decoy before each action list': PLAN.replaceAll(
     '"actions":["delete"]',
     '"actions":["no-op"],"actions":["delete"]',
@@ -47,6 +46,14 @@ const HOSTILE_PLANS: Record<string, string> = {
     escapeKey,
     PLAN,
   ),
+};
+/**
+ * A second resource_changes key: JSON.parse keeps the last, terraform never writes two. The routes evaluate
+ * the changes as they are read, so they refuse it (no decision, never a pass) instead of guessing.
+ */
+const DUPLICATE_CHANGES_PLANS: Record<string, string> = {
+  'an empty decoy, then the escaped resource_changes': hiddenChangesPlan(PLAN),
+  'the changes, then an empty resource_changes': PLAN.replace(/\}$/, ',"resource_changes":[]}'),
 };
 /** JSON.parse refuses it (a raw newline inside a skipped value); the reader used to skip it. */
 const BROKEN_PLAN = PLAN.replace('"before":{', '"before":{"note":"line\nbreak",');
@@ -109,13 +116,18 @@ describe('a hostile plan blocks as its plain form does', () => {
         expect(findingKeys(body.findings), name).toEqual(EXPECTED);
         expect(body.counts, name).toEqual(destroy.expected.counts);
       }
+      for (const [name, text] of Object.entries(DUPLICATE_CHANGES_PLANS)) {
+        const refused = await check(await planFile(name, text), route);
+        expect(refused.exitCode, `${name}: ${refused.stderr}`).toBe(4);
+        expect(refused.stderr, name).toContain('a second "resource_changes" key');
+      }
       const broken = await check(await planFile('broken', BROKEN_PLAN), route);
       expect(broken.exitCode).toBe(4);
       expect(broken.stderr).toContain('control character byte 0x0a inside a string');
     });
   }
 
-  it('POST /evaluate/terraform: blocked (409 with fail_status); 400 invalid_plan with offset and path', async () => {
+  it('POST /evaluate/terraform: blocked (409 with fail_status); 400 invalid_plan with offset and path, and on a second resource_changes', async () => {
     const path = `${CONFORMANCE}/packages/${packageId}/evaluate/terraform?fail_status=true`;
     for (const [name, text] of Object.entries(HOSTILE_PLANS)) {
       const res = await api<{ decision: string; findings: Array<{ rule: string; address: string }> }>(
@@ -127,6 +139,11 @@ describe('a hostile plan blocks as its plain form does', () => {
       expect(res.status, name).toBe(409);
       expect(res.body.decision).toBe('block');
       expect(findingKeys(res.body.findings), name).toEqual(EXPECTED);
+    }
+    for (const [name, text] of Object.entries(DUPLICATE_CHANGES_PLANS)) {
+      const res = await api<{ error: { code: string } }>(svc, 'POST', path, { body: text });
+      expect(res.status, name).toBe(400);
+      expect(res.body.error.code, name).toBe('invalid_plan');
     }
     const broken = await api<{ error: { code: string; message: string; details: Record<string, unknown> } }>(
       svc,
@@ -142,10 +159,8 @@ describe('a hostile plan blocks as its plain form does', () => {
     });
   });
 
-  it('the real opa eval decides the same on the same bytes', async () => {
-    // A later duplicate wins for opa too: this one passes on both.
-    const overridden = PLAN.replace(/\}$/, ',"resource_changes":[]}');
-    for (const [name, text] of Object.entries({ ...HOSTILE_PLANS, overridden })) {
+  it('the real opa eval decides the same on the same bytes; a second resource_changes is refused', async () => {
+    for (const [name, text] of Object.entries(HOSTILE_PLANS)) {
       const input = await planFile(name, text);
       const opa = await execa('opa', [
         'eval',
@@ -159,7 +174,24 @@ describe('a hostile plan blocks as its plain form does', () => {
       const ours = await evaluator.evaluate(bufferSource(text), 'low');
       expect(findingKeys(decided.findings), name).toEqual(findingKeys(ours.findings));
       expect(decided.counts, name).toEqual(ours.counts);
-      expect(ours.decision).toBe(name === 'overridden' ? 'pass' : 'block');
+      expect(ours.decision).toBe('block');
+    }
+    // opa keeps the last duplicate (the second plan passes there); tfgate decides nothing: the fail-closed side.
+    for (const [name, text] of Object.entries(DUPLICATE_CHANGES_PLANS)) {
+      const opa = await execa('opa', [
+        'eval',
+        '-f',
+        'json',
+        `--bundle=${bundlePath}`,
+        `--input=${await planFile(name, text)}`,
+        PLAN_QUERY,
+      ]);
+      expect(JSON.parse(opa.stdout).result[0].expressions[0].value.counts.resource_changes, name).toBe(
+        name.startsWith('an empty decoy') ? destroy.expected.counts.resource_changes : 0,
+      );
+      await expect(evaluator.evaluate(bufferSource(text), 'low'), name).rejects.toMatchObject({
+        exitCode: 4,
+      });
     }
   });
 

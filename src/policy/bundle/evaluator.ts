@@ -1,9 +1,9 @@
 // The bundle route: a verified bundle's policy.wasm and data, evaluated in process, with no service call.
 import type { PlanEvaluator } from '../../model/evaluator.js';
 import type { EvaluationResult, Severity } from '../../model/index.js';
-import { readPlan } from '../../plan/index.js';
 import type { PlanSource } from '../../plan/source.js';
 import { PolicyEngine, toEvaluationResult } from '../engine.js';
+import { readAndEvaluatePlan } from '../evaluate-stream.js';
 import { readVerifiedBundle } from './read.js';
 import type { VerifiedBundle, VerifyBundleOptions } from './verify.js';
 
@@ -49,15 +49,11 @@ export class BundleEvaluator implements PlanEvaluator {
 
   async evaluate(source: PlanSource, minSeverity: Severity): Promise<EvaluationResult> {
     this.#engine ??= PolicyEngine.load(this.bundle.wasm);
-    const [plan, engine] = await Promise.all([
-      readPlan(source.open(), { description: source.description }),
-      this.#engine,
-    ]);
-    return toEvaluationResult(
-      this.bundle.packageId,
-      minSeverity,
-      // The time is read once the plan is, as the service does: the decision's moment.
-      engine.evaluatePlan(this.bundle.data, plan, { now: this.#now() }),
-    );
+    // Evaluated as it is read; the time is read once the plan is, as the service does: the decision's moment.
+    const { evaluation } = await readAndEvaluatePlan(source.open(), this.#engine, this.bundle.data, {
+      description: source.description,
+      now: this.#now,
+    });
+    return toEvaluationResult(this.bundle.packageId, minSeverity, evaluation);
   }
 }

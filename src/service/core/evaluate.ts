@@ -1,8 +1,8 @@
 // Plan evaluation: the request body streamed into the plan reader, then the engine's plan entrypoint.
 import { isTfgateError } from '../../errors/index.js';
 import { type EvaluationResult, type Severity, severityAtLeast } from '../../model/index.js';
-import { readObservedState, readPlan } from '../../plan/index.js';
-import { toEvaluationResult } from '../../policy/index.js';
+import { readObservedState } from '../../plan/index.js';
+import { readAndEvaluatePlan, toEvaluationResult } from '../../policy/index.js';
 import { type PackageRecord, packageEntry } from '../store/index.js';
 import type { Principal } from '../types.js';
 import { limitedBody, payloadTooLarge, type RequestBody } from './body.js';
@@ -38,13 +38,13 @@ export async function evaluatePlanUpload(
   let result: EvaluationResult;
   let now: Date;
   try {
-    const [plan, data] = await Promise.all([
-      readPlan(body.chunks, { description: 'the request body' }),
-      decisionPolicyData(ctx, pkg),
-    ]);
-    // Decision time: the moment the plan has been read; plan acknowledgements hold while now < expires_at.
-    now = new Date();
-    result = toEvaluationResult(pkg.packageId, params.minSeverity, engine.evaluatePlan(data, plan, { now }));
+    // Evaluated as it is read, against the design and plan acknowledgements read meanwhile. Decision time:
+    // the moment the plan has been read; plan acknowledgements hold while now < expires_at.
+    const streamed = await readAndEvaluatePlan(body.chunks, engine, decisionPolicyData(ctx, pkg), {
+      description: 'the request body',
+    });
+    now = streamed.now;
+    result = toEvaluationResult(pkg.packageId, params.minSeverity, streamed.evaluation);
   } catch (error) {
     if (body.exceeded()) throw payloadTooLarge(ctx.config.maxBody);
     throw invalidInput(error, 'invalid_plan', 'a Terraform plan in JSON (terraform show -json <planfile>)');

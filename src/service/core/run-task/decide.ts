@@ -10,8 +10,7 @@ import {
   type Severity,
   severityAtLeast,
 } from '../../../model/index.js';
-import { readPlan } from '../../../plan/index.js';
-import { toEvaluationResult } from '../../../policy/index.js';
+import { readAndEvaluatePlan, toEvaluationResult } from '../../../policy/index.js';
 import { describeRule } from '../../../report/rules.js';
 import type { PackageRecord } from '../../store/index.js';
 import type { ServiceContext } from '../context.js';
@@ -247,20 +246,21 @@ async function decideStage(
   let result: EvaluationResult;
   let now: Date;
   try {
-    const plan = await readPlan(
+    // The same as POST evaluate: evaluated as it is fetched, against the approved design and the package's
+    // plan acknowledgements, judged at the moment the plan has been read.
+    const streamed = await readAndEvaluatePlan(
       fetchPlan(
         ctx,
         request.plan_json_api_url,
         request.access_token,
         AbortSignal.any([signal, AbortSignal.timeout(PLAN_FETCH_TIMEOUT_MS)]),
       ),
+      engine,
+      decisionPolicyData(ctx, pkg),
       { description: 'the plan JSON from HCP Terraform' },
     );
-    // The same data as POST evaluate: the approved design and the package's plan acknowledgements, judged
-    // at the moment the plan has been read.
-    const data = await decisionPolicyData(ctx, pkg);
-    now = new Date();
-    result = toEvaluationResult(pkg.packageId, minSeverity, engine.evaluatePlan(data, plan, { now }));
+    now = streamed.now;
+    result = toEvaluationResult(pkg.packageId, minSeverity, streamed.evaluation);
   } catch (error) {
     if (error instanceof NoDecision) return noDecision(error.message);
     if (isTfgateError(error)) return noDecision(`the plan JSON is not readable: ${error.message}`);
