@@ -15,6 +15,8 @@ export interface ReadAndEvaluateOptions {
   now?: () => Date;
   /** Resource changes per evaluation (default: the reader's batch, 4096). */
   batchChanges?: number;
+  /** Past how many changes the evaluation moves to a worker thread (default 16,384; Infinity: never). */
+  workerAfterChanges?: number;
 }
 
 export interface ReadAndEvaluateResult {
@@ -40,19 +42,24 @@ export async function readAndEvaluatePlan(
   options: ReadAndEvaluateOptions = {},
 ): Promise<ReadAndEvaluateResult> {
   const clock = options.now ?? (() => new Date());
-  const evaluator = new StreamEvaluator(clock);
+  const evaluator = new StreamEvaluator(clock, options.workerAfterChanges);
   // Attached now, so that a rejected engine or data is never unhandled while the plan is read.
   const ready = Promise.all([engine, data]).then(
     ([loaded, policyData]) => evaluator.start(loaded, policyData),
     (error: unknown) => evaluator.fail(error),
   );
-  await readPlan(input, {
-    ...(options.description === undefined ? {} : { description: options.description }),
-    ...(options.batchChanges === undefined ? {} : { batchChanges: options.batchChanges }),
-    onChanges: (batch) => evaluator.add(batch),
-  });
-  await ready;
-  return evaluator.finish(clock());
+  try {
+    await readPlan(input, {
+      ...(options.description === undefined ? {} : { description: options.description }),
+      ...(options.batchChanges === undefined ? {} : { batchChanges: options.batchChanges }),
+      onChanges: (batch) => evaluator.add(batch),
+    });
+    await ready;
+    await evaluator.settle();
+    return evaluator.finish(clock());
+  } finally {
+    await evaluator.close();
+  }
 }
 
 /** The state of one streamed evaluation: batches held until the engine and data are there, then judged. */
@@ -68,7 +75,10 @@ class StreamEvaluator {
   #watched = new Map<string, string>();
   #retained: ResourceChange[] = [];
 
-  constructor(private readonly clock: () => Date) {}
+  constructor(
+    private readonly clock: () => Date,
+    private readonly workerAfterChanges: number | undefined,
+  ) {}
 
   start(engine: PolicyEngine, data: PolicyData): void {
     this.#engine = engine;
@@ -98,6 +108,20 @@ class StreamEvaluator {
     } catch (error) {
       this.fail(error);
     }
+  }
+
+  /** The worker's answers, if the session started one; an error in them is kept like any evaluation error. */
+  async settle(): Promise<void> {
+    if (this.#failure || !this.#session) return;
+    try {
+      await this.#session.settle();
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#session?.close();
   }
 
   finish(readAt: Date): ReadAndEvaluateResult {
@@ -131,7 +155,10 @@ class StreamEvaluator {
       const earliest = this.#watched.get(address);
       if (earliest === undefined || expiresAt < earliest) this.#watched.set(address, expiresAt);
     }
-    this.#session = this.#engine!.openPlan(this.#data!, now);
+    this.#session = this.#engine!.openPlan(this.#data!, now, {
+      worker: true,
+      ...(this.workerAfterChanges === undefined ? {} : { workerAfterChanges: this.workerAfterChanges }),
+    });
     return this.#session;
   }
 }
