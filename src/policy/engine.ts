@@ -23,7 +23,6 @@ import {
   exactBuffer,
   type PlanEvaluation,
   PlanSession,
-  type PlanSessionOptions,
 } from './plan-session.js';
 
 export { PLAN_ENTRYPOINT, type PlanEvaluation } from './plan-session.js';
@@ -117,8 +116,8 @@ export class PolicyEngine {
    * A plan evaluation fed batch by batch (src/policy/evaluate-stream.ts feeds it as the plan is read).
    * The evaluation time goes in as input.now: the policy never reads a clock (see conformance.rego).
    */
-  openPlan(data: PolicyData, now: Date, options: PlanSessionOptions = {}): PlanSession {
-    return new PlanSession(this.module, data, now.toISOString(), options);
+  openPlan(data: PolicyData, now: Date): PlanSession {
+    return new PlanSession(this.module, data, now.toISOString());
   }
 
   /** Evaluate observed state against the design: the drift rules. */

@@ -15,8 +15,6 @@ export interface ReadAndEvaluateOptions {
   now?: () => Date;
   /** Resource changes per evaluation (default: the reader's batch, 4096). */
   batchChanges?: number;
-  /** Past how many changes the evaluation moves to a worker thread (default 16,384; Infinity: never). */
-  workerAfterChanges?: number;
 }
 
 export interface ReadAndEvaluateResult {
@@ -42,24 +40,19 @@ export async function readAndEvaluatePlan(
   options: ReadAndEvaluateOptions = {},
 ): Promise<ReadAndEvaluateResult> {
   const clock = options.now ?? (() => new Date());
-  const evaluator = new StreamEvaluator(clock, options.workerAfterChanges);
+  const evaluator = new StreamEvaluator(clock);
   // Attached now, so that a rejected engine or data is never unhandled while the plan is read.
   const ready = Promise.all([engine, data]).then(
     ([loaded, policyData]) => evaluator.start(loaded, policyData),
     (error: unknown) => evaluator.fail(error),
   );
-  try {
-    await readPlan(input, {
-      ...(options.description === undefined ? {} : { description: options.description }),
-      ...(options.batchChanges === undefined ? {} : { batchChanges: options.batchChanges }),
-      onChanges: (batch) => evaluator.add(batch),
-    });
-    await ready;
-    await evaluator.settle();
-    return evaluator.finish(clock());
-  } finally {
-    await evaluator.close();
-  }
+  await readPlan(input, {
+    ...(options.description === undefined ? {} : { description: options.description }),
+    ...(options.batchChanges === undefined ? {} : { batchChanges: options.batchChanges }),
+    onChanges: (batch) => evaluator.add(batch),
+  });
+  await ready;
+  return evaluator.finish(clock());
 }
 
 /** The state of one streamed evaluation: batches held until the engine and data are there, then judged. */
@@ -75,10 +68,7 @@ class StreamEvaluator {
   #watched = new Map<string, string>();
   #retained: ResourceChange[] = [];
 
-  constructor(
-    private readonly clock: () => Date,
-    private readonly workerAfterChanges: number | undefined,
-  ) {}
+  constructor(private readonly clock: () => Date) {}
 
   start(engine: PolicyEngine, data: PolicyData): void {
     this.#engine = engine;
@@ -108,20 +98,6 @@ class StreamEvaluator {
     } catch (error) {
       this.fail(error);
     }
-  }
-
-  /** The worker's answers, if the session started one; an error in them is kept like any evaluation error. */
-  async settle(): Promise<void> {
-    if (this.#failure || !this.#session) return;
-    try {
-      await this.#session.settle();
-    } catch (error) {
-      this.fail(error);
-    }
-  }
-
-  async close(): Promise<void> {
-    await this.#session?.close();
   }
 
   finish(readAt: Date): ReadAndEvaluateResult {
@@ -155,10 +131,7 @@ class StreamEvaluator {
       const earliest = this.#watched.get(address);
       if (earliest === undefined || expiresAt < earliest) this.#watched.set(address, expiresAt);
     }
-    this.#session = this.#engine!.openPlan(this.#data!, now, {
-      worker: true,
-      ...(this.workerAfterChanges === undefined ? {} : { workerAfterChanges: this.workerAfterChanges }),
-    });
+    this.#session = this.#engine!.openPlan(this.#data!, now);
     return this.#session;
   }
 }

@@ -15,7 +15,6 @@ import {
 import { acknowledgementSchema, evalFindingSchema, evaluationCountsSchema } from '../schemas/contract.js';
 import { POLICY_DATA_ROOT, type PolicyData } from './data.js';
 import { findingId } from './finding-id.js';
-import { PlanWorker, type WorkerAnswer } from './plan-worker.js';
 
 // opa-wasm's ESM entry exports only loadPolicy; loadPolicySync lives on its CommonJS module.
 const opaWasm = createRequire(import.meta.url)(
@@ -42,92 +41,35 @@ const WASM_PAGE = 64 * 1024;
 const MEMORY_PER_INPUT_BYTE = 16;
 const MEMORY_BASE_BYTES = 4 * 1024 * 1024;
 const MEMORY_MAX_PAGES = 65_536; // 4 GiB, wasm32's ceiling
-// Past this many changes a streamed evaluation moves to a worker thread, so the read and the evaluation use
-// both cores; below it the thread's start-up (~25 ms, ~13 MB) costs more than it saves.
-const WORKER_AFTER_CHANGES = 16_384;
-
-export interface PlanSessionOptions {
-  worker?: boolean;
-  workerAfterChanges?: number;
-}
 
 /** The policy's raw plan output for one batch, shape-checked. */
 type PlanOutput = z.infer<typeof planOutputSchema>;
 
 export class PlanSession {
   #policy: LoadedPolicy | undefined;
-  #dataBytes: Uint8Array | undefined;
   readonly #outputs: PlanOutput[] = [];
   readonly #encoder = new TextEncoder();
   readonly #prefix: string;
-  #changes = 0;
-  #worker: PlanWorker | undefined;
-  /** The worker's answers still owed, in batch order. */
-  #owed: Promise<WorkerAnswer>[] = [];
 
   constructor(
     private readonly module: object,
     private readonly data: PolicyData,
     /** The evaluation time as the policy's input.now (canonical ISO 8601 in UTC). */
     readonly now: string,
-    /** May batches past `workerAfterChanges` (default 16,384) go to a worker thread (then settle() before finish()). */
-    private readonly options: PlanSessionOptions = {},
   ) {
     this.#prefix = `{"now":${JSON.stringify(now)},"resource_changes":`;
   }
 
   /** Evaluate one batch of changes in document order; keeps only the policy's output. */
   add(changes: readonly ResourceChange[]): void {
-    const input = serializeChanges(changes, this.#prefix, this.#encoder);
-    const { worker = false, workerAfterChanges = WORKER_AFTER_CHANGES } = this.options;
-    if (!this.#worker && worker && this.#changes >= workerAfterChanges) {
-      this.#worker = new PlanWorker(this.module, exactBuffer(this.#data()), PLAN_ENTRYPOINT);
-    }
-    this.#changes += changes.length;
-    if (this.#worker) {
-      this.#owed.push(this.#worker.evaluate(input, this.#memoryBytes(input.byteLength)));
-      return;
-    }
-    this.#outputs.push(this.#evaluate(input));
-  }
-
-  /** Wait for the worker's answers (in batch order) and stop it; the first failure throws. */
-  async settle(): Promise<void> {
-    const owed = this.#owed;
-    this.#owed = [];
-    try {
-      for (const answer of owed) {
-        const settled = await answer;
-        if ('failure' in settled) throw evaluationFailed(settled.failure);
-        this.#outputs.push(parseResult(settled.result));
-      }
-    } finally {
-      await this.close();
-    }
-  }
-
-  /** Stop the worker, if one was started (after an error, nothing it still owes is read). */
-  async close(): Promise<void> {
-    const worker = this.#worker;
-    this.#worker = undefined;
-    await worker?.close();
+    this.#outputs.push(this.#evaluate(serializeChanges(changes, this.#prefix, this.#encoder)));
   }
 
   /** Findings sorted by address then rule, counts added up; InvalidPlanError when the policy reports errors. */
   finish(): PlanEvaluation {
-    if (this.#owed.length > 0) throw new Error('unreachable: settle() a session before finish()');
     // A plan with no change is still evaluated once: the policy may report errors about its data.
     if (this.#outputs.length === 0) this.add([]);
     return combineOutputs(this.data.package_id, this.#outputs);
-  }
-
-  #data(): Uint8Array {
-    this.#dataBytes ??= this.#encoder.encode(JSON.stringify({ [POLICY_DATA_ROOT]: this.data }));
-    return this.#dataBytes;
-  }
-
-  #memoryBytes(inputBytes: number): number {
-    return MEMORY_BASE_BYTES + MEMORY_PER_INPUT_BYTE * (this.#data().byteLength + inputBytes);
   }
 
   #evaluate(input: Uint8Array): PlanOutput {
@@ -135,7 +77,12 @@ export class PlanSession {
       const policy = this.#open(input.byteLength);
       const resultSet: unknown = policy.evaluate(exactBuffer(input), PLAN_ENTRYPOINT);
       const first = Array.isArray(resultSet) ? (resultSet[0] as { result?: unknown } | undefined) : undefined;
-      return parseResult(first?.result);
+      if (first?.result === undefined) {
+        throw new NoDecisionError('policy_undefined', `the policy gave no result for ${PLAN_ENTRYPOINT}`, {
+          hint: 'the policy.wasm does not define this entrypoint; rebuild it with scripts/build-policy.sh',
+        });
+      }
+      return planOutputSchema.parse(first.result);
     } catch (error) {
       throw evaluationFailed(error);
     }
@@ -145,9 +92,11 @@ export class PlanSession {
   #open(inputBytes: number): LoadedPolicy {
     let policy = this.#policy;
     if (!policy) {
-      const pages = Math.min(MEMORY_MAX_PAGES, Math.ceil(this.#memoryBytes(inputBytes) / WASM_PAGE));
+      const dataBytes = this.#encoder.encode(JSON.stringify({ [POLICY_DATA_ROOT]: this.data }));
+      const needed = MEMORY_BASE_BYTES + MEMORY_PER_INPUT_BYTE * (dataBytes.byteLength + inputBytes);
+      const pages = Math.min(MEMORY_MAX_PAGES, Math.ceil(needed / WASM_PAGE));
       policy = opaWasm.loadPolicySync(this.module as never, { initial: pages }) as LoadedPolicy;
-      policy.setData(exactBuffer(this.#data()));
+      policy.setData(exactBuffer(dataBytes));
       this.#policy = policy;
       return policy;
     }
@@ -159,20 +108,6 @@ export class PlanSession {
       if (pages > 0) policy.mem.grow(pages);
     }
     return policy;
-  }
-}
-
-/** The plan entrypoint's result, shape-checked: no result is no decision. */
-function parseResult(result: unknown): PlanOutput {
-  if (result === undefined) {
-    throw new NoDecisionError('policy_undefined', `the policy gave no result for ${PLAN_ENTRYPOINT}`, {
-      hint: 'the policy.wasm does not define this entrypoint; rebuild it with scripts/build-policy.sh',
-    });
-  }
-  try {
-    return planOutputSchema.parse(result);
-  } catch (error) {
-    throw evaluationFailed(error);
   }
 }
 

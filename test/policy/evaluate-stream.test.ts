@@ -73,22 +73,6 @@ describe('readAndEvaluatePlan', () => {
     }
   });
 
-  it('gives the same evaluation when the batches past a threshold go to a worker thread', async () => {
-    const text = planText(manyChanges());
-    const streamed = await readAndEvaluatePlan(bufferSource(text).open(), engine, data, {
-      batchChanges: 16,
-      workerAfterChanges: 32,
-      now: () => NOW,
-    });
-    expect(streamed.evaluation).toEqual(await readWhole(text, NOW));
-    await expect(
-      readAndEvaluatePlan(bufferSource(text.slice(0, -1)).open(), engine, data, {
-        batchChanges: 16,
-        workerAfterChanges: 32,
-      }),
-    ).rejects.toBeInstanceOf(InvalidPlanError);
-  });
-
   it('evaluates as it reads: batches are judged before the read ends', async () => {
     const session = engine.openPlan(data, NOW);
     const open = vi.spyOn(engine, 'openPlan').mockReturnValue(session);
