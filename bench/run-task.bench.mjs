@@ -192,7 +192,9 @@ try {
 
   console.log('| measure | value | target |');
   console.log('| --- | ---: | --- |');
-  console.log(`| plan size | ${(plan.bytes / 1e6).toFixed(1)} MB (${PLAN_CHANGES} changes) | the issue's plan: 100,000 changes, ~147 MB |`);
+  console.log(
+    `| plan size | ${(plan.bytes / 1e6).toFixed(1)} MB (${PLAN_CHANGES} changes) | the issue's plan: 100,000 changes, ~147 MB |`,
+  );
   console.log(`| POST answered (HTTP ${answer}) | ${answered.toFixed(0)} ms | at once |`);
   console.log(`| POST → final callback (${large?.status ?? 'none'}) | ${seconds.toFixed(2)} s | < 3 s |`);
   console.log(
