@@ -13,9 +13,13 @@ export interface ReadAndEvaluateOptions {
   description?: string;
   /** The evaluation time; read once the plan has been read (the decision's moment). The clock by default. */
   now?: () => Date;
-  /** Resource changes per evaluation (default: the reader's batch, 4096). */
+  /** Resource changes per evaluation (default 1024). */
   batchChanges?: number;
 }
+
+// Measured on 100k changes (4 alternating runs each): batches of 1,024 changes peak at ~150 MB RSS against
+// ~178 MB for 4,096 (a smaller wasm heap, and changes that die young), at the same CPU.
+const BATCH_CHANGES = 1024;
 
 export interface ReadAndEvaluateResult {
   evaluation: PlanEvaluation;
@@ -48,7 +52,7 @@ export async function readAndEvaluatePlan(
   );
   await readPlan(input, {
     ...(options.description === undefined ? {} : { description: options.description }),
-    ...(options.batchChanges === undefined ? {} : { batchChanges: options.batchChanges }),
+    batchChanges: options.batchChanges ?? BATCH_CHANGES,
     onChanges: (batch) => evaluator.add(batch),
   });
   await ready;
