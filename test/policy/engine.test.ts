@@ -11,17 +11,9 @@ import type {
 import { compilePolicyData } from '../../src/policy/data.js';
 import { PolicyEngine, toEvaluationResult } from '../../src/policy/engine.js';
 import { findingId } from '../../src/policy/finding-id.js';
+import { PAYMENTS_DESIGN } from './payments-design.js';
 
-const design: Design = {
-  package_id: 'payments',
-  name: 'Payments platform',
-  sanctioned_kinds: ['object_storage', 'queue', 'relational_database'],
-  capabilities: [
-    { name: 'ledger', depends_on: ['aws_db_instance.ledger', 'module.queue.*'] },
-    { name: 'settlement', depends_on: ['aws_db_instance.ledger', 'aws_s3_bucket.settlement'] },
-  ],
-  catalog: {},
-};
+const design: Design = PAYMENTS_DESIGN;
 const data = compilePolicyData(design);
 const engine = PolicyEngine.loadSync();
 

@@ -9,17 +9,9 @@ import { compilePolicyData, withPlanAcknowledgements } from '../../src/policy/da
 import { PolicyEngine } from '../../src/policy/engine.js';
 import { readAndEvaluatePlan } from '../../src/policy/evaluate-stream.js';
 import { findingId } from '../../src/policy/finding-id.js';
+import { PAYMENTS_DESIGN } from './payments-design.js';
 
-const design: Design = {
-  package_id: 'payments',
-  name: 'Payments platform',
-  sanctioned_kinds: ['object_storage', 'queue', 'relational_database'],
-  capabilities: [
-    { name: 'ledger', depends_on: ['aws_db_instance.ledger', 'module.queue.*'] },
-    { name: 'settlement', depends_on: ['aws_db_instance.ledger', 'aws_s3_bucket.settlement'] },
-  ],
-  catalog: {},
-};
+const design: Design = PAYMENTS_DESIGN;
 const data = compilePolicyData(design);
 const engine = PolicyEngine.loadSync();
 const NOW = new Date('2026-11-25T02:00:00.000Z');
