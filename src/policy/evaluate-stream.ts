@@ -50,11 +50,17 @@ export async function readAndEvaluatePlan(
     ([loaded, policyData]) => evaluator.start(loaded, policyData),
     (error: unknown) => evaluator.fail(error),
   );
-  await readPlan(input, {
-    ...(options.description === undefined ? {} : { description: options.description }),
-    batchChanges: options.batchChanges ?? BATCH_CHANGES,
-    onChanges: (batch) => evaluator.add(batch),
-  });
+  try {
+    await readPlan(input, {
+      ...(options.description === undefined ? {} : { description: options.description }),
+      batchChanges: options.batchChanges ?? BATCH_CHANGES,
+      onChanges: (batch) => evaluator.add(batch),
+    });
+  } catch (error) {
+    // Batches still waiting for the engine or the data are dropped, never judged after the error.
+    evaluator.fail(error);
+    throw error;
+  }
   await ready;
   return evaluator.finish(clock());
 }

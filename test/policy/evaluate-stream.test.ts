@@ -143,6 +143,25 @@ describe('readAndEvaluatePlan', () => {
     expect((await streamed).evaluation).toEqual(await readWhole(text, NOW));
   });
 
+  it('drops the batches held for the data when the read fails: none is judged after the error', async () => {
+    const text = planText(manyChanges()).slice(0, -1);
+    let release: (value: typeof data) => void = () => {};
+    const later = new Promise<typeof data>((resolve) => {
+      release = resolve;
+    });
+    const open = vi.spyOn(engine, 'openPlan');
+    try {
+      await expect(
+        readAndEvaluatePlan(bufferSource(text).open(), engine, later, { batchChanges: 16 }),
+      ).rejects.toBeInstanceOf(InvalidPlanError);
+      release(data);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(open).not.toHaveBeenCalled();
+    } finally {
+      open.mockRestore();
+    }
+  });
+
   it('judges acknowledgements at the moment the plan has been read, though batches were judged earlier', async () => {
     const ledger = 'aws_db_instance.ledger';
     const acks: PlanAcknowledgement[] = [
