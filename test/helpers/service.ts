@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { resolveServeConfig, startService as startInProcess } from '../../src/service/index.js';
+import type { Store } from '../../src/service/store/index.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 
@@ -35,6 +36,8 @@ export interface TestService {
   child?: ChildProcess;
   /** Child processes only: every JSON log line so far. */
   logs: Array<Record<string, unknown>>;
+  /** In process only: the service's own store (to count rows). */
+  store?: Store;
 }
 
 export async function startService(options: StartServiceOptions = {}): Promise<TestService> {
@@ -62,6 +65,7 @@ export async function startService(options: StartServiceOptions = {}): Promise<T
       apiKey,
       dataDir,
       logs: [],
+      store: service.store,
       async stop() {
         await service.close();
         cleanup();

@@ -8,13 +8,14 @@ import { ServiceError } from '../core/errors.js';
 import { type PackageRecord, StoreError } from '../store/index.js';
 import type { Principal } from '../types.js';
 import { buildOpenApi } from './openapi.js';
-import { RateLimiter } from './rate-limit.js';
+import { FailureThrottle, RateLimiter } from './rate-limit.js';
 import { readRequestBody } from './request-body.js';
 import { compileRoutes, defineRoute, match, parseQuery, type Reply, type Route } from './router.js';
 import { BASE_PATH, ROUTES } from './routes.js';
 import { healthSchema } from './schemas.js';
 import { storeErrorReply } from './store-errors.js';
 import { handleUi, isUiPath } from './ui/handler.js';
+import { SIGN_IN_THROTTLE } from './ui/sign-in.js';
 
 export interface ServiceServer {
   server: Server;
@@ -112,6 +113,7 @@ export function createServiceServer(ctx: ServiceContext, version: string): Servi
     ctx.config.rateLimit,
     ctx.config.rateBurst ?? Math.max(1, Math.ceil(ctx.config.rateLimit * 2)),
   );
+  const signIns = new FailureThrottle(SIGN_IN_THROTTLE);
 
   async function dispatch(req: IncomingMessage, url: URL, log: Record<string, unknown>): Promise<Reply> {
     const found = match(compiled, req.method ?? 'GET', url.pathname);
@@ -243,7 +245,7 @@ export function createServiceServer(ctx: ServiceContext, version: string): Servi
       const url = requestUrl(req.url);
       log.path = url.pathname;
       reply = isUiPath(url.pathname)
-        ? await handleUi(ctx, req, url, (keyId) => limiter.take(keyId))
+        ? await handleUi(ctx, req, url, (keyId) => limiter.take(keyId), signIns)
         : await dispatch(req, url, log);
     } catch (error) {
       reply = errorReply(error, log);

@@ -45,6 +45,28 @@ export class UiSessionRepository {
     return row ? { principal: toKey(row).principal, csrfToken: row.csrf_token } : null;
   }
 
+  /** Removes the sessions that have expired (the service sweeps them at start and periodically); how many. */
+  async deleteExpired(): Promise<number> {
+    const { rows } = await this.db.query(
+      'DELETE FROM ui_sessions WHERE expires_at <= now() RETURNING token_hash',
+    );
+    return rows.length;
+  }
+
+  /**
+   * A client address's failed sign-ins began a lockout: audited once per lockout, not per attempt. No account:
+   * the keys tried were not valid ones, so the row names only the address.
+   */
+  async auditSignInLockout(clientAddress: string, retryAfterSeconds: number): Promise<void> {
+    await insertAudit(this.db, [
+      {
+        event: 'dashboard_sign_in_locked_out',
+        account: '',
+        details: { client_address: clientAddress, retry_after_s: retryAfterSeconds },
+      },
+    ]);
+  }
+
   async delete(tokenHash: string): Promise<void> {
     await this.db.query('DELETE FROM ui_sessions WHERE token_hash = $1', [tokenHash]);
   }

@@ -13,6 +13,7 @@ import * as packages from '../../core/packages.js';
 import { refuseUnstorableText } from '../../core/storable-text.js';
 import { resumeSession, signOut, type UiSession } from '../../core/ui-sessions.js';
 import { type PackageRecord, StoreError } from '../../store/index.js';
+import type { FailureThrottle } from '../rate-limit.js';
 import { decodePathParameter, parseQuery, type Reply } from '../router.js';
 import { accountNameSchema, acknowledgeRequestSchema, createApiKeySchema } from '../schemas.js';
 import { storeErrorReply } from '../store-errors.js';
@@ -296,7 +297,9 @@ export async function handleUi(
   req: IncomingMessage,
   url: URL,
   /** The API's per-key rate limit: seconds to wait, or 0. A session counts against its key's budget. */
-  rateLimit: (keyId: string) => number = () => 0,
+  rateLimit: (keyId: string) => number,
+  /** Failed sign-ins per client address (sign-in.ts). */
+  signIns: FailureThrottle,
 ): Promise<Reply> {
   let session: UiSession | null = null;
   try {
@@ -311,7 +314,7 @@ export async function handleUi(
     }
     const token = cookies(req).get(SESSION_COOKIE);
     if (path === '/ui/login') {
-      if (method === 'POST') return await login(ctx, req);
+      if (method === 'POST') return await login(ctx, req, signIns);
       if ((await resumeSession(ctx, token)) !== null) return redirect('/ui/packages');
       return loginForm(req, 200);
     }

@@ -4,6 +4,7 @@ import type { TLSSocket } from 'node:tls';
 import type { ServiceContext } from '../../core/context.js';
 import { ServiceError } from '../../core/errors.js';
 import { newToken, SESSION_TTL_MS, signIn, tokensEqual, type UiSession } from '../../core/ui-sessions.js';
+import { clientAddress, type FailureThrottle } from '../rate-limit.js';
 import type { Reply } from '../router.js';
 import * as pages from './pages.js';
 import { page, redirect } from './reply.js';
@@ -11,6 +12,12 @@ import { page, redirect } from './reply.js';
 export const SESSION_COOKIE = 'tfgate_session';
 const LOGIN_COOKIE = 'tfgate_login';
 const MAX_FORM_BYTES = 64 * 1024;
+
+/**
+ * Failed sign-ins per client address: 10 at once, then one a minute (so guessing keys from one address runs at
+ * 1,440 a day); the table holds 10,000 addresses (about 2 MB), the least recently seen forgotten first.
+ */
+export const SIGN_IN_THROTTLE = { burst: 10, perMinute: 1, maxAddresses: 10_000 };
 
 export function cookies(req: IncomingMessage): Map<string, string> {
   const found = new Map<string, string>();
@@ -56,12 +63,32 @@ export async function formWithCsrf(req: IncomingMessage, session: UiSession): Pr
   return form;
 }
 
-export function loginForm(req: IncomingMessage, status: number, error?: string): Reply {
+export function loginForm(
+  req: IncomingMessage,
+  status: number,
+  error?: string,
+  headers: Record<string, string> = {},
+): Reply {
   const token = newToken();
-  return page(status, pages.loginPage(token, error), { 'Set-Cookie': cookie(req, LOGIN_COOKIE, token, 600) });
+  return page(status, pages.loginPage(token, error), {
+    ...headers,
+    'Set-Cookie': cookie(req, LOGIN_COOKIE, token, 600),
+  });
 }
 
-export async function login(ctx: ServiceContext, req: IncomingMessage): Promise<Reply> {
+export async function login(
+  ctx: ServiceContext,
+  req: IncomingMessage,
+  throttle: FailureThrottle,
+): Promise<Reply> {
+  const address = clientAddress(req.socket.remoteAddress);
+  // Refused before the form is read or a key looked up: a locked-out address costs no store work.
+  const wait = throttle.retryAfter(address);
+  if (wait > 0) {
+    return loginForm(req, 429, `Too many failed sign-ins from your address. Try again in ${wait} seconds.`, {
+      'Retry-After': String(wait),
+    });
+  }
   const form = await readForm(req);
   // Login CSRF: the form's token must be the one this browser was given with the form (double submit).
   const expected = cookies(req).get(LOGIN_COOKIE);
@@ -76,6 +103,11 @@ export async function login(ctx: ServiceContext, req: IncomingMessage): Promise<
     });
   } catch (error) {
     if (error instanceof ServiceError && error.status === 401) {
+      if (throttle.fail(address)) {
+        const retryAfter = throttle.retryAfter(address);
+        ctx.log.warn('dashboard sign-in locked out', { client_address: address, retry_after_s: retryAfter });
+        await ctx.store.uiSessions.auditSignInLockout(address, retryAfter);
+      }
       return loginForm(
         req,
         401,
