@@ -40,6 +40,7 @@ describe('defineRoute', () => {
     const reply = await route.handler({
       ctx: undefined as never,
       headers: {},
+      client: '127.0.0.1',
       params: { package_id: 'p', finding_id: 'f' },
       query: { min_severity: 'high' },
       body: { reason: 'why' },

@@ -81,6 +81,8 @@ export interface HandlerInput<
 > {
   ctx: ServiceContext;
   headers: IncomingHttpHeaders;
+  /** The client's address as limits count it (rate-limit.ts `clientAddress`: IPv6 by its /64). */
+  client: string;
   params: Record<PathParameterNames<P>, string>;
   query: QueryOf<Q>;
   body: BodyOf<B>;
@@ -113,6 +115,7 @@ export interface RouteSpec<
 export interface CheckedRequest {
   ctx: ServiceContext;
   headers: IncomingHttpHeaders;
+  client: string;
   params: Record<string, string>;
   query: Record<string, string | undefined>;
   body: unknown;

@@ -4,7 +4,9 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { z } from 'zod';
 import { SEVERITIES } from '../../model/index.js';
 import type { ServiceContext } from '../core/context.js';
+import { ServiceError } from '../core/errors.js';
 import { configureRunTask, receiveRunTask, SIGNATURE_HEADER, showRunTask } from '../core/run-task/index.js';
+import { FailureThrottle } from './rate-limit.js';
 import { defineRoute, type Route } from './router.js';
 
 const BASE_PATH = '/v1/analysis/conformance';
@@ -43,6 +45,24 @@ function runTaskUrl(ctx: ServiceContext, headers: IncomingHttpHeaders, packageId
   return `${base}${BASE_PATH}/packages/${encodeURIComponent(packageId)}/run-task`;
 }
 
+/**
+ * Refused run task requests (bad or missing signature, not a run task request, origin not allowed, too large)
+ * per client address: 20 at once, then one every 10 seconds, in a table of 10,000 addresses. HCP Terraform's
+ * signed requests are never refused, so they never count; a flood from elsewhere is answered 429 before any
+ * body is read or the store is asked, and logged once per lockout (never an audit row per request).
+ */
+export const RUN_TASK_REFUSALS = { burst: 20, perMinute: 6, maxAddresses: 10_000 };
+
+const refusals = new WeakMap<ServiceContext, FailureThrottle>();
+function refusalsOf(ctx: ServiceContext): FailureThrottle {
+  let throttle = refusals.get(ctx);
+  if (!throttle) {
+    throttle = new FailureThrottle(RUN_TASK_REFUSALS);
+    refusals.set(ctx, throttle);
+  }
+  return throttle;
+}
+
 export const RUN_TASK_ROUTES: readonly Route[] = [
   defineRoute({
     method: 'POST',
@@ -64,10 +84,33 @@ export const RUN_TASK_ROUTES: readonly Route[] = [
       { status: 400, codes: ['invalid_run_task_request'] },
       { status: 401, codes: ['invalid_signature'] },
       { status: 403, codes: ['origin_not_allowed'] },
+      { status: 429, codes: ['too_many_refused_requests'] },
     ],
-    async handler({ ctx, params, headers, body }) {
+    async handler({ ctx, client, params, headers, body }) {
+      const throttle = refusalsOf(ctx);
+      const wait = throttle.retryAfter(client);
+      if (wait > 0) {
+        throw new ServiceError(
+          429,
+          'too_many_refused_requests',
+          `too many refused run task requests from this address; retry after ${wait} s, with the HMAC key set by "tfgate run-task configure"`,
+          { headers: { 'Retry-After': String(wait) } },
+        );
+      }
       const header = headers[SIGNATURE_HEADER];
-      await receiveRunTask(ctx, params.package_id, body, Array.isArray(header) ? header[0] : header);
+      try {
+        await receiveRunTask(ctx, params.package_id, body, Array.isArray(header) ? header[0] : header);
+      } catch (error) {
+        if (error instanceof ServiceError && error.status < 500 && throttle.fail(client)) {
+          ctx.log.warn('run task requests refused too often: address locked out', {
+            client_address: client,
+            package_id: params.package_id,
+            last_error: error.code,
+            retry_after_s: throttle.retryAfter(client),
+          });
+        }
+        throw error;
+      }
       return { status: 200 };
     },
   }),

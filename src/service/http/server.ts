@@ -8,7 +8,7 @@ import { ServiceError } from '../core/errors.js';
 import { type PackageRecord, StoreError } from '../store/index.js';
 import type { Principal } from '../types.js';
 import { buildOpenApi } from './openapi.js';
-import { FailureThrottle, RateLimiter } from './rate-limit.js';
+import { clientAddress, FailureThrottle, RateLimiter } from './rate-limit.js';
 import { readRequestBody } from './request-body.js';
 import { compileRoutes, defineRoute, match, parseQuery, type Reply, type Route } from './router.js';
 import { BASE_PATH, ROUTES } from './routes.js';
@@ -169,7 +169,8 @@ export function createServiceServer(ctx: ServiceContext, version: string): Servi
     if (invalidParameter) throw invalidParameter;
     const query = parseQuery(route.query, url.searchParams);
     const body = route.body ? await readRequestBody(req, route.body, ctx.config.maxJsonBody) : undefined;
-    return route.handler({ ctx, headers: req.headers, params, query, body, principal, pkg });
+    const client = clientAddress(req.socket.remoteAddress);
+    return route.handler({ ctx, headers: req.headers, client, params, query, body, principal, pkg });
   }
 
   function send(res: ServerResponse, reply: Reply, requestId: string): void {

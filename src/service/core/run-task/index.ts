@@ -14,6 +14,7 @@ import {
   type RunTaskRequest,
   runTaskRequestSchema,
   signatureMatches,
+  signatureWellFormed,
   taskResult,
   VERIFICATION_TOKEN,
 } from './protocol.js';
@@ -126,7 +127,8 @@ export type ReceiveOutcome =
 
 /**
  * A request from HCP Terraform. The signature is checked first, against the key of every package with this
- * id that has a run task (the URL names no account), before the body is parsed or anything is fetched.
+ * id that has a run task (the URL names no account), before the body is parsed or anything is fetched; a
+ * request with no well-formed signature, or for an id with no run task, is refused before its body is read.
  */
 export async function receiveRunTask(
   ctx: ServiceContext,
@@ -134,8 +136,11 @@ export async function receiveRunTask(
   upload: RequestBody,
   signature: string | undefined,
 ): Promise<ReceiveOutcome> {
-  const bytes = await readSmallBody(upload, MAX_REQUEST_BYTES);
+  // Cheap refusals first: no well-formed signature, or no run task under this id, costs no body read.
+  if (!signatureWellFormed(signature)) throw refusedSignature();
   const candidates = await ctx.store.runTasks.configsForPackageId(packageId);
+  if (candidates.length === 0) throw refusedSignature();
+  const bytes = await readSmallBody(upload, MAX_REQUEST_BYTES);
   const matched = candidates.find(({ pkg, config }) => {
     const key = sealer(ctx).open(config.hmacKeySealed, keyContext(pkg));
     if (key === null) {
