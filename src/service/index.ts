@@ -10,6 +10,7 @@ import { createServiceServer } from './http/server.js';
 import { startRunTaskWorker } from './run-task-worker.js';
 import { startScheduler } from './scheduler.js';
 import { openStore, type Store } from './store/index.js';
+import { startSessionSweeper } from './ui-session-sweeper.js';
 
 export { resolveServeConfig, SERVE_SETTINGS, type ServeConfig, serveConfigSchema } from './config.js';
 export { BASE_PATH, ROUTES } from './http/routes.js';
@@ -77,6 +78,7 @@ export async function startService(
     });
     const scheduler = startScheduler(context);
     const runTasks = startRunTaskWorker(context);
+    const sessions = await startSessionSweeper(store, log);
     const { port } = http.server.address() as AddressInfo;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     const url = `http://${host}:${port}`;
@@ -99,6 +101,7 @@ export async function startService(
           await http.shutdown(config.shutdownTimeout);
           await scheduler.stop();
           await runTasks.stop();
+          await sessions.stop();
           await store.close();
           log.info('stopped', { instance: context.instanceId });
         })();
