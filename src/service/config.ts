@@ -136,6 +136,13 @@ export const SERVE_SETTINGS = [
     help: 'requests a key may make at once before the rate limit applies (default: twice --rate-limit)',
   },
   {
+    key: 'addressLimits',
+    flag: '--address-limits <on|off>',
+    env: 'TFGATE_ADDRESS_LIMITS',
+    default: 'on',
+    help: 'limits per client address on failed dashboard sign-ins and refused run task requests; off behind a reverse proxy (every client is its address) that limits them itself',
+  },
+  {
     key: 'requestTimeout',
     flag: '--request-timeout <duration>',
     env: 'TFGATE_REQUEST_TIMEOUT',
@@ -225,6 +232,7 @@ export const serveConfigSchema = z
     maxBody: sizeSchema,
     rateLimit: z.coerce.number().nonnegative(),
     rateBurst: z.coerce.number().int().positive().optional(),
+    addressLimits: z.enum(['on', 'off']),
     requestTimeout: durationSchema,
     shutdownTimeout: durationSchema,
     signingKeyFile: z.string().min(1).optional(),

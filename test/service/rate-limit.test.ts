@@ -23,6 +23,13 @@ describe('FailureThrottle', () => {
     expect(throttle.retryAfter('b')).toBe(0);
   });
 
+  it('lets everything through and keeps nothing when off (--address-limits off)', () => {
+    const throttle = new FailureThrottle({ burst: 1, perMinute: 1, maxAddresses: 10, on: false });
+    for (let i = 0; i < 100; i++) expect(throttle.fail('a')).toBe(false);
+    expect(throttle.retryAfter('a')).toBe(0);
+    expect(throttle.size).toBe(0);
+  });
+
   it('keeps at most maxAddresses, forgetting the least recently seen', () => {
     const now = 0;
     const throttle = new FailureThrottle({ burst: 1, perMinute: 1, maxAddresses: 100 }, () => now);

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { SIGN_IN_THROTTLE } from '../../src/service/http/ui/sign-in.js';
 import { STORES, useBothStores } from '../helpers/both-stores.js';
 import { signInFrom } from '../helpers/from-address.js';
+import { startService } from '../helpers/service.js';
 
 const services = useBothStores('tfgate_sign_in_throttle');
 
@@ -47,5 +48,21 @@ describe.each(STORES)('failed sign-ins (%s store)', (kind) => {
     const other = await signInFrom(svc.baseUrl, '127.0.0.1', svc.apiKey);
     expect(other.status).toBe(303);
     expect(String(other.headers['set-cookie'])).toContain('tfgate_session=');
+  });
+});
+
+describe('--address-limits off', () => {
+  it('throttles no sign-in (for a service behind a proxy that does it)', async () => {
+    const svc = await startService({ env: { TFGATE_ADDRESS_LIMITS: 'off' } });
+    try {
+      for (let i = 0; i <= SIGN_IN_THROTTLE.burst + 2; i++) {
+        expect((await signInFrom(svc.baseUrl, '127.0.0.2', `tfg_guess_${i}_0123456789abcdef`)).status).toBe(
+          401,
+        );
+      }
+      expect((await signInFrom(svc.baseUrl, '127.0.0.2', svc.apiKey)).status).toBe(303);
+    } finally {
+      await svc.stop();
+    }
   });
 });

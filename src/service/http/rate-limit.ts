@@ -85,8 +85,13 @@ export class RateLimiter {
 export class FailureThrottle {
   readonly #limiter: RateLimiter;
 
-  constructor(settings: { burst: number; perMinute: number; maxAddresses: number }, now?: () => number) {
-    this.#limiter = new RateLimiter(settings.perMinute / 60, settings.burst, now, settings.maxAddresses);
+  /** `on: false` (--address-limits off) lets every address through and keeps nothing. */
+  constructor(
+    settings: { burst: number; perMinute: number; maxAddresses: number; on?: boolean },
+    now?: () => number,
+  ) {
+    const rate = settings.on === false ? 0 : settings.perMinute / 60;
+    this.#limiter = new RateLimiter(rate, settings.burst, now, settings.maxAddresses);
   }
 
   /** How many addresses the table holds (at most `maxAddresses`). */

@@ -57,7 +57,7 @@ const refusals = new WeakMap<ServiceContext, FailureThrottle>();
 function refusalsOf(ctx: ServiceContext): FailureThrottle {
   let throttle = refusals.get(ctx);
   if (!throttle) {
-    throttle = new FailureThrottle(RUN_TASK_REFUSALS);
+    throttle = new FailureThrottle({ ...RUN_TASK_REFUSALS, on: ctx.config.addressLimits === 'on' });
     refusals.set(ctx, throttle);
   }
   return throttle;

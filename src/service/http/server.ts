@@ -113,7 +113,7 @@ export function createServiceServer(ctx: ServiceContext, version: string): Servi
     ctx.config.rateLimit,
     ctx.config.rateBurst ?? Math.max(1, Math.ceil(ctx.config.rateLimit * 2)),
   );
-  const signIns = new FailureThrottle(SIGN_IN_THROTTLE);
+  const signIns = new FailureThrottle({ ...SIGN_IN_THROTTLE, on: ctx.config.addressLimits === 'on' });
 
   async function dispatch(req: IncomingMessage, url: URL, log: Record<string, unknown>): Promise<Reply> {
     const found = match(compiled, req.method ?? 'GET', url.pathname);
