@@ -31,11 +31,11 @@ export const runTaskRequestSchema = z.looseObject({
 });
 export type RunTaskRequest = z.output<typeof runTaskRequestSchema>;
 
-/** HMAC-SHA512 of the exact bytes received, compared in constant time with the header (hex, any case). */
 /** An HMAC-SHA512 in hex, as HCP Terraform sends it: anything else is refused before the body is read. */
 export const signatureWellFormed = (header: string | undefined): header is string =>
   header !== undefined && /^[0-9a-fA-F]{128}$/.test(header.trim());
 
+/** HMAC-SHA512 of the exact bytes received, compared in constant time with the header (hex, any case). */
 export function signatureMatches(body: Uint8Array, header: string | undefined, hmacKey: string): boolean {
   if (!signatureWellFormed(header)) return false;
   const expected = createHmac('sha512', hmacKey).update(body).digest();
