@@ -261,3 +261,52 @@ console.log(
       ', ',
     )}. Worst refusal: ${(worst.ms / 1000).toFixed(2)} s wall (CPU ${(worst.cpuMs / 1000).toFixed(2)} s), ${worst.rssMb.toFixed(0)} MB peak RSS; target ≤ ${TARGET_MS / 1000} s and ≤ ${TARGET_MB} MB: **${met ? 'met' : 'missed'}**.`,
 );
+
+// The genuine bundle verified in process on a cold process (the per-run cost of `check --bundle`), each phase
+// timed once in a fresh process after the imports, then verifyBundle whole in another; CPU medians.
+const PHASES = `
+import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+const [dist, file, pem, whole] = process.argv.slice(1);
+const { readTarGz } = await import(dist + '/policy/bundle/tar.js');
+const jws = await import(dist + '/policy/bundle/jws.js');
+const { verifyBundle } = await import(dist + '/policy/bundle/verify.js');
+const { parseUntrustedJson } = await import(dist + '/json/untrusted.js');
+const bytes = readFileSync(file), key = readFileSync(pem), out = {};
+let at = process.cpuUsage();
+const lap = (name) => { const d = process.cpuUsage(at); out[name] = (d.user + d.system) / 1000; at = process.cpuUsage(); };
+if (whole === 'whole') { await verifyBundle(bytes, { publicKeyPem: key }); lap('verifyBundle, whole'); }
+else {
+  const entries = readTarGz(bytes); lap('gunzip + tar');
+  const token = parseUntrustedJson(entries.find((e) => e.name === '.signatures.json').data).signatures[0];
+  await jws.verifyCompactJws(token, jws.loadVerificationKey(key)); lap('JWS (key, parse, RS256)');
+  for (const e of entries) createHash('sha256').update(e.data).digest(); lap('SHA-256 of every file');
+}
+console.log(JSON.stringify(out));`;
+const phaseRuns = { whole: [], phases: [] };
+for (let i = 0; i < RUNS * 3; i++) {
+  for (const kind of ['phases', 'whole']) {
+    const run = spawnSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        PHASES,
+        dist,
+        join(OUT, 'genuine-accepted-for-reference-.tar.gz'),
+        publicKeyPath,
+        kind,
+      ],
+      { encoding: 'utf8' },
+    );
+    if (run.status === 0) phaseRuns[kind].push(JSON.parse(run.stdout));
+  }
+}
+console.log('\n## Verifying the genuine bundle in process, cold (CPU ms, medians of fresh processes)\n');
+console.log('| phase | CPU ms |\n|---|---:|');
+for (const sample of [phaseRuns.phases, phaseRuns.whole]) {
+  for (const phase of Object.keys(sample[0] ?? {})) {
+    const values = sample.map((s) => s[phase]).sort((a, b) => a - b);
+    console.log(`| ${phase} | ${values[values.length >> 1].toFixed(1)} |`);
+  }
+}

@@ -3,7 +3,8 @@
 # data.tfgate is the compiled design (src/policy/data.ts, compilePolicyData):
 #   package_id, sanctioned_kinds, catalog (type -> kind, built-in plus the design's additions),
 #   capabilities [{name, depends_on, patterns}] (patterns: anchored RE2, one per depends_on entry),
-#   dependency_pattern (every pattern in one alternation, or "" when there are none),
+#     and matchers [{prefix, parts?, key_prefix?}] (one per pattern: see entry_matches),
+#   dependency_pattern (every pattern in one alternation, or "" when there are none; unused here),
 #   plan_acknowledgements (optional) [{rule, address, expires_at?, acknowledgement}]: plan findings a
 #     platform team waived, one rule on one address each (exact match, never a pattern), at most one per
 #     finding; expires_at in canonical UTC form (2026-12-31T18:00:00.000Z).
@@ -76,15 +77,23 @@ ack_expired(ack) if ack.expires_at <= now
 has_expiry(ack) if is_string(ack.expires_at)
 
 # input.now in the canonical form the expiries are written in, so that text order is time order.
+# The forms are checked with string builtins, not regex.match: RE2 would compile the patterns in every
+# evaluation. Each ASCII digit becomes 0, so the result equals the template exactly when the text matches
+# ^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}([.][0-9]{3})?Z$ (with the milliseconds or without).
 now := input.now if {
 	is_string(input.now)
-	regex.match(`^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}[.][0-9]{3}Z$`, input.now)
+	digits_as_zero(input.now) == "0000-00-00T00:00:00.000Z"
 }
 
 now := concat("", [trim_suffix(input.now, "Z"), ".000Z"]) if {
 	is_string(input.now)
-	regex.match(`^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$`, input.now)
+	digits_as_zero(input.now) == "0000-00-00T00:00:00Z"
 }
+
+digits_as_zero(text) := strings.replace_n(
+	{"1": "0", "2": "0", "3": "0", "4": "0", "5": "0", "6": "0", "7": "0", "8": "0", "9": "0"},
+	text,
+)
 
 has_now if now
 
@@ -169,12 +178,11 @@ creation_findings := [finding |
 # One finding per destroyed address, naming every capability that depends on it (finding ids are
 # per package, rule and address, so one address never yields two findings of the same rule).
 destruction_findings := [finding |
-	data.tfgate.dependency_pattern != ""
 	some rc in changes
 	is_destruction(rc)
 	kind := data.tfgate.catalog[rc.type]
-	regex.match(data.tfgate.dependency_pattern, rc.address)
-	names := sort({c.name | some c in data.tfgate.capabilities; some p in c.patterns; regex.match(p, rc.address)})
+	names := sort({c.name | some c in data.tfgate.capabilities; some i, p in c.patterns; entry_matches(c, i, p, rc.address)})
+	count(names) > 0
 	finding := {
 		"rule": "capability_dependency_destroyed",
 		"severity": "critical",
@@ -189,6 +197,64 @@ destruction_findings := [finding |
 		]),
 	}
 ]
+
+# Whether address matches capability c's i-th depends_on entry, whose pattern is p: exactly
+# regex.match(p, address), from the entry's matcher (src/policy/data.ts, compileAddressMatcher) so that
+# RE2, which compiles every pattern again in each evaluation, meets only the addresses string builtins
+# cannot judge. Data without matchers (older bundles carry their own policy, but be safe) uses the pattern.
+entry_matches(c, i, p, address) if {
+	not has_matchers(c)
+	regex.match(p, address)
+}
+
+entry_matches(c, i, p, address) if {
+	m := c.matchers[i]
+	startswith(address, m.prefix)
+	matcher_matches(m, p, address)
+}
+
+has_matchers(c) if is_array(c.matchers)
+
+# No parts: the pattern decides. With a key_prefix, an address that has an instance key there is the
+# pattern's to judge; any other address matches only the entry's text without a key.
+matcher_matches(m, p, address) if {
+	not m.parts
+	regex.match(p, address)
+}
+
+matcher_matches(m, p, address) if {
+	key_follows(m, address)
+	regex.match(p, address)
+}
+
+matcher_matches(m, _, address) if {
+	not key_follows(m, address)
+	glob_matches(m.parts, address)
+}
+
+key_follows(m, address) if startswith(address, m.key_prefix)
+
+# parts joined by `.*`: RE2's `.` matches any character but a newline, and the parts hold none.
+glob_matches(parts, address) if {
+	count(parts) == 1
+	address == parts[0]
+}
+
+glob_matches(parts, address) if {
+	count(parts) == 2
+	not contains(address, "\n")
+	startswith(address, parts[0])
+	endswith(trim_prefix(address, parts[0]), parts[1])
+}
+
+glob_matches(parts, address) if {
+	count(parts) == 3
+	not contains(address, "\n")
+	startswith(address, parts[0])
+	rest := trim_prefix(address, parts[0])
+	endswith(rest, parts[2])
+	contains(trim_suffix(rest, parts[2]), parts[1])
+}
 
 creation_verb(actions) := "replaces" if {
 	actions[_] == "delete"
@@ -274,12 +340,12 @@ unsanctioned_resources := [finding |
 missing_entries contains entry if {
 	some c in data.tfgate.capabilities
 	some i, entry in c.depends_on
-	not dependency_observed(c.patterns[i])
+	not dependency_observed(c, i)
 }
 
-dependency_observed(pattern) if {
+dependency_observed(c, i) if {
 	some r in observed_managed
-	regex.match(pattern, r.address)
+	entry_matches(c, i, c.patterns[i], r.address)
 }
 
 missing_dependencies := [finding |

@@ -193,3 +193,21 @@ test_expiry_without_now_is_an_error if {
 	result := acked_plan_at("yesterday", [iam_ack("2026-07-01T00:00:00.000Z")], "low")
 	count(result.errors) == 1
 }
+
+# input.now: exactly ^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}([.][0-9]{3})?Z$, checked without a regex.
+test_now_accepts_the_two_utc_forms if {
+	conformance.now == "2026-11-25T02:00:00.000Z" with input as {"now": "2026-11-25T02:00:00Z"}
+	conformance.now == "2026-11-25T02:00:00.123Z" with input as {"now": "2026-11-25T02:00:00.123Z"}
+	conformance.now == "9999-19-39T99:99:99.999Z" with input as {"now": "9999-19-39T99:99:99.999Z"}
+}
+
+test_now_refuses_near_misses if {
+	every now in [
+		"2026-11-25T02:00:00.000Z\n", "2026-11-25T02:00:00.00Z", "2026-11-25T02:00:0Z", "2026-11-25 02:00:00Z",
+		"2026-11-25T02:00:00+00:00", "2026-11-25t02:00:00Z", "2026-11-25T02:0a:00Z", "２026-11-25T02:00:00Z",
+		"2026-11-25T02:00:00.0000Z", "x2026-11-25T02:00:00Z", "", "0000-00-00T00:00:00.000Z0",
+	] {
+		not conformance.has_now with input as {"now": now}
+	}
+	not conformance.has_now with input as {"now": 20261125}
+}

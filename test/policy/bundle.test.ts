@@ -1,4 +1,4 @@
-import { generateKeyPairSync } from 'node:crypto';
+import { createHash, generateKeyPairSync } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BundleVerificationError, UsageError } from '../../src/errors/index.js';
@@ -71,6 +71,37 @@ describe('bundle round trip', () => {
       'policy.wasm',
       'tfgate/conformance.rego',
     ]);
+  });
+
+  it('writes .manifest and data.json in the canonical form opa hashes, so their raw digest is the signed one', async () => {
+    for (const name of ['.manifest', 'data.json']) {
+      const raw = entry(bundle, name);
+      expect(canonicalJsonDigest(raw).equals(createHash('sha256').update(raw).digest())).toBe(true);
+    }
+  });
+
+  it('verifies a bundle with indented structured files (as tfgate wrote them before) to the same contents', async () => {
+    const indented = rewriteBundle(bundle, (entries) =>
+      entries.map((e) =>
+        e.name === 'data.json' || e.name === '.manifest'
+          ? { ...e, data: Buffer.from(`${JSON.stringify(JSON.parse(e.data.toString()), null, 2)}\n`) }
+          : e,
+      ),
+    );
+    expect(entry(indented, 'data.json').equals(entry(bundle, 'data.json'))).toBe(false);
+    const before = await verifyBundle(bundle, { publicKeyPem: keys.publicPem });
+    const after = await verifyBundle(indented, { publicKeyPem: keys.publicPem });
+    const withoutSizes = (v: typeof before) => ({ ...v, files: v.files.map(({ size: _, ...f }) => f) });
+    expect(withoutSizes(after)).toEqual(withoutSizes(before));
+  });
+
+  it('reads keys written with escapes as what they say, from a canonical data.json taken as it is', async () => {
+    // A key cache poisoned as nodejs/node#63785 needs (see below), then a key JSON.parse would misread.
+    JSON.parse('{"aq_v8_63785":0,"b\\\\":0}');
+    const extra = { aq_v8_63785: 1, 'b\n': 2 };
+    const data = { ...STAND_IN_DATA, extra, more: { 'a"b': 3, 'q\\': { 'a:b': '\\":' } } };
+    const verified = await verifyBundle(build({ data }), { publicKeyPem: keys.publicPem });
+    expect(verified.data).toEqual(data);
   });
 
   it('puts the policy data under data.tfgate, as OPA maps a root data.json', () => {
@@ -280,7 +311,7 @@ describe('bundle verification refuses', () => {
     }
   });
 
-  it('a JWS whose header is not JSON, or whose critical header jose does not know', async () => {
+  it('a JWS whose header is not JSON, or whose critical header tfgate does not know', async () => {
     const withHeader = (header: string) =>
       rewriteBundle(bundle, (entries) =>
         entries.map((e) => {
@@ -301,6 +332,42 @@ describe('bundle verification refuses', () => {
     expect((await refusal(withHeader('{"alg":"RS256","crit":["x"],"x":1}'))).code).toBe(
       'signature_malformed',
     );
+  });
+
+  it('a validly signed JWS with a critical header parameter (crit, or b64 that changes what is signed)', async () => {
+    const key = loadSigningKey(keys.privatePem);
+    for (const extra of [{ crit: ['x'], x: 1 }, { b64: true, crit: ['b64'] }, { b64: true }]) {
+      const resigned = rewriteBundle(bundle, (entries) =>
+        entries.map((e) => {
+          if (e.name !== '.signatures.json') return e;
+          const [, payload] = (
+            JSON.parse(e.data.toString()) as { signatures: string[] }
+          ).signatures[0]!.split('.');
+          const token = signCompactJws(
+            { ...extra },
+            JSON.parse(Buffer.from(payload!, 'base64url').toString()),
+            key,
+          );
+          return { ...e, data: Buffer.from(JSON.stringify({ signatures: [token] })) };
+        }),
+      );
+      const error = await refusal(resigned);
+      expect({ extra, code: error.code }).toEqual({ extra, code: 'signature_malformed' });
+    }
+    // The same payload re-signed without them verifies: the refusal is the header's.
+    const plain = rewriteBundle(bundle, (entries) =>
+      entries.map((e) => {
+        if (e.name !== '.signatures.json') return e;
+        const [, payload] = (JSON.parse(e.data.toString()) as { signatures: string[] }).signatures[0]!.split(
+          '.',
+        );
+        const token = signCompactJws({}, JSON.parse(Buffer.from(payload!, 'base64url').toString()), key);
+        return { ...e, data: Buffer.from(JSON.stringify({ signatures: [token] })) };
+      }),
+    );
+    await expect(verifyBundle(plain, { publicKeyPem: keys.publicPem })).resolves.toMatchObject({
+      signed: true,
+    });
   });
 
   it.each([

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BUILTIN_CATALOG } from '../../src/catalog/index.js';
-import { compileAddressPattern, compilePolicyData } from '../../src/policy/data.js';
+import { compileAddressMatcher, compileAddressPattern, compilePolicyData } from '../../src/policy/data.js';
 
 // entry -> addresses it must match, and addresses it must not.
 const cases: Array<{ entry: string; matches: string[]; misses: string[] }> = [
@@ -142,6 +142,7 @@ describe('compilePolicyData', () => {
         name: 'ledger',
         depends_on: ['aws_db_instance.ledger', 'module.queue.*'],
         patterns: [compileAddressPattern('aws_db_instance.ledger'), compileAddressPattern('module.queue.*')],
+        matchers: [compileAddressMatcher('aws_db_instance.ledger'), compileAddressMatcher('module.queue.*')],
       },
     ]);
     expect(data.dependency_pattern).toBe(data.capabilities[0]?.patterns.join('|'));

