@@ -65,8 +65,13 @@ function checkAction(value: unknown): Problem | undefined {
   };
 }
 
+/** Every known action alone is a shape, so one (checked) action needs no lookup. */
+const SINGLE_ACTIONS_ARE_SHAPES = PLAN_ACTIONS.every((action) => SHAPE_KEYS.has(action));
+
 function checkActions(actions: unknown[]): Problem | undefined {
   if (actions.length === 0) return { message: 'expected at least one action, found an empty array' };
+  // Each item passed checkAction (else this array is refused already), so it is a known action string.
+  if (actions.length === 1 && SINGLE_ACTIONS_ARE_SHAPES) return undefined;
   if (SHAPE_KEYS.has(actions.join(','))) return undefined;
   return {
     message: `impossible action combination ${JSON.stringify(actions)}: expected one of ${SHAPES_TEXT}`,

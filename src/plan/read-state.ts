@@ -43,10 +43,8 @@ const resourceNode = objectNode(
 );
 
 // Modules nest: child_modules holds modules. The array node is completed once the module node exists.
-const childModules: { -readonly [K in keyof ArrayNode]: ArrayNode[K] } = {
-  kind: 'array',
-  what: 'an array of modules',
-  item: SKIP,
+const childModules = arrayNode('an array of modules', SKIP) as {
+  -readonly [K in keyof ArrayNode]: ArrayNode[K];
 };
 const moduleNode = objectNode('an object (a module)', {
   address: valueNode(isNonEmptyString),
