@@ -12,6 +12,7 @@ import {
   quote,
   typeName,
 } from './checks.js';
+import { primeOnce } from './prime.js';
 import { type ScanContext, scanStream } from './scan-stream.js';
 import { arrayNode, JsonScanner, objectNode, type Problem, valueNode } from './scanner/index.js';
 
@@ -188,6 +189,7 @@ export async function readPlan(
     expected: 'a Terraform plan in JSON',
     hint: PLAN_HINT,
   };
+  primeOnce((streamed) => new JsonScanner(streamed ? planSchema(() => {}) : planNode));
   const onChanges = options.onChanges;
   let batches: ChangeBatches | undefined;
   let schema = planNode;

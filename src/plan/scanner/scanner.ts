@@ -115,6 +115,11 @@ export class JsonScanner extends KeptValues {
         const top = this.types[this.depth - 1];
         if (c === 0x2c) {
           if (top === OBJ) {
+            // Compact JSON: the next key's quote follows the comma at once.
+            if (i + 1 < n && buf[i + 1] === QUOTE) {
+              i = this.startKey(buf, i + 1);
+              continue;
+            }
             this.st = S_KEY;
           } else {
             this.st = S_VALUE;
@@ -290,6 +295,11 @@ export class JsonScanner extends KeptValues {
       const field = matchName(node.names, buf, from, j);
       if (field) this.setKey(frame, node, field.name, field.node, at);
       else this.setKey(frame, node, latin1(buf, from, j), SKIP, at);
+      // Compact JSON: the colon follows the key at once.
+      if (j + 1 < n && buf[j + 1] === 0x3a) {
+        this.st = S_VALUE;
+        return j + 2;
+      }
       this.st = S_COLON;
       return j + 1;
     }
