@@ -1,10 +1,13 @@
 // Benchmark of the streaming plan reader alone (stage 1), against a bare JSON.parse of the same file.
-// Usage: npm run build && node bench/plan-reader.bench.mjs [--changes 100000] [--dist ./dist]
-// Each measurement runs in a fresh child process so that peak RSS is its own.
+// Usage: npm run build && node bench/plan-reader.bench.mjs [--changes 100000] [--dist ./dist] [--runs 3]
+//        [--plan gen] (gen-plan.mjs's terraform-shaped plan, as check-peers reads, instead of this file's own)
+// Each measurement runs in a fresh child process so that peak RSS is its own. "streamed" reads with
+// onChanges (the changes handed on in batches and dropped), as evaluation streamed with the read does.
 import { spawnSync } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { ensurePlan } from './gen-plan.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
@@ -24,12 +27,13 @@ async function main() {
   const changes = Number(arg('changes', '100000'));
   const dist = resolve(arg('dist', join(here, '..', 'dist')));
   const runs = Number(arg('runs', '3'));
-  const file = join(here, 'out', `plan-${changes}.json`);
-  if (!existsSync(file)) await generatePlan(file, changes);
+  let file = join(here, 'out', `plan-${changes}.json`);
+  if (arg('plan', 'own') === 'gen') file = (await ensurePlan(changes)).path;
+  else if (!existsSync(file)) await generatePlan(file, changes);
   const size = statSync(file).size;
   console.log(`plan: ${file} (${changes} changes, ${(size / 1e6).toFixed(1)} MB); node ${process.version}`);
   const results = {};
-  for (const what of ['parse', 'reader']) {
+  for (const what of ['parse', 'reader', 'streamed']) {
     const samples = [];
     for (let r = 0; r < runs; r++) {
       const out = spawnSync(
@@ -48,6 +52,7 @@ async function main() {
   const rows = [
     ['bare JSON.parse(readFileSync)', results.parse],
     ['tfgate readPlan (stream)', results.reader],
+    ['tfgate readPlan (stream, onChanges)', results.streamed],
   ];
   console.log('| what | wall ms (median) | CPU ms | MB/s (wall) | peak RSS MB | changes |');
   console.log('|---|---:|---:|---:|---:|---:|');
@@ -56,9 +61,10 @@ async function main() {
       `| ${name} | ${r.ms.toFixed(0)} | ${r.cpuMs.toFixed(0)} | ${(size / 1e6 / (r.ms / 1000)).toFixed(0)} | ${r.rssMb.toFixed(0)} | ${r.changes} |`,
     );
   }
-  console.log(
-    `reader / JSON.parse: ${(results.reader.ms / results.parse.ms).toFixed(2)}x wall, ${(results.reader.cpuMs / results.parse.cpuMs).toFixed(2)}x CPU`,
-  );
+  for (const what of ['reader', 'streamed'])
+    console.log(
+      `${what} / JSON.parse: ${(results[what].ms / results.parse.ms).toFixed(2)}x wall, ${(results[what].cpuMs / results.parse.cpuMs).toFixed(2)}x CPU`,
+    );
 }
 
 async function runChild(what, file, dist) {
@@ -70,8 +76,18 @@ async function runChild(what, file, dist) {
   } else {
     const { readPlan, fileSource } = await import(pathToFileURL(join(dist, 'plan', 'index.js')).href);
     const source = fileSource(file);
-    const plan = await readPlan(source.open(), { description: source.description });
-    changes = plan.resource_changes.length;
+    if (what === 'streamed') {
+      changes = 0;
+      await readPlan(source.open(), {
+        description: source.description,
+        onChanges: (batch) => {
+          changes += batch.length;
+        },
+      });
+    } else {
+      const plan = await readPlan(source.open(), { description: source.description });
+      changes = plan.resource_changes.length;
+    }
   }
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   const usage = process.resourceUsage();
