@@ -7,10 +7,13 @@ import {
   type Frame,
   firstProblem,
   GENERIC,
+  newFrame,
   type ObjectNode,
+  resetFrame,
   type ScannerLimits,
   type SchemaNode,
   SKIP,
+  type ValueNode,
 } from './schema.js';
 import { SkipPath } from './skip-path.js';
 
@@ -25,6 +28,22 @@ export abstract class KeptValues extends SkipPath {
   constructor(root: SchemaNode, limits: Partial<ScannerLimits>) {
     super(limits);
     this.root = root;
+  }
+
+  /** Frames by depth, reused: frames[k] is framePool[k] while open. */
+  private readonly framePool: Frame[] = [];
+
+  /** Open the frame of a kept container starting at offset `at`. */
+  protected openFrame(node: ObjectNode | ArrayNode | ValueNode, isObject: boolean, at: number): void {
+    const depth = this.frames.length;
+    let frame = this.framePool[depth];
+    if (frame === undefined) {
+      frame = newFrame(node, isObject, at);
+      this.framePool.push(frame);
+    } else {
+      resetFrame(frame, node, isObject, at);
+    }
+    this.frames.push(frame);
   }
 
   /** The schema node for the value starting now. */

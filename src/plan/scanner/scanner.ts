@@ -22,7 +22,6 @@ import {
   MAX_FIELD_KEY_BYTES,
   MAX_FIELD_NAME,
   matchName,
-  newFrame,
   type ScannerLimits,
   type SchemaNode,
   SKIP,
@@ -209,7 +208,7 @@ export class JsonScanner extends KeptValues {
       this.push(isObject ? OBJ : ARR, at);
       if (node.kind !== 'skip') {
         if (node.kind === 'value' && this.valueStart < 0) this.valueStart = at;
-        this.frames.push(newFrame(node, isObject, at));
+        this.openFrame(node, isObject, at);
       }
       this.st = isObject ? S_OBJ_FIRST : S_ARR_FIRST;
       return i + 1;
