@@ -291,7 +291,7 @@ export class JsonScanner extends KeptValues {
       if (c === QUOTE || c === BACKSLASH || c < 0x20 || c >= 0x80) break;
     }
     if (j < n && buf[j] === QUOTE) {
-      const field = matchName(node.names, buf, from, j);
+      const field = matchName(node.byLength, buf, from, j);
       if (field) this.setKey(frame, node, field.name, field.node, at);
       else this.setKey(frame, node, latin1(buf, from, j), SKIP, at);
       // Compact JSON: the colon follows the key at once.

@@ -17,8 +17,11 @@ export interface ObjectNode {
   /** Used in messages: "expected <what>". */
   readonly what: string;
   readonly fields: ReadonlyMap<string, SchemaNode>;
-  /** fields plus well-known skipped names, as bytes: keys are matched without allocating a string. */
-  readonly names: readonly FieldName[];
+  /**
+   * fields plus well-known skipped names, as bytes, by length (byLength[n] holds the names of n bytes): keys
+   * are matched without allocating a string, and compared with the few names of their length only.
+   */
+  readonly byLength: readonly (readonly FieldName[])[];
   /** Fields (kept or skipped) whose presence close() is told about. */
   readonly track?: ReadonlySet<string>;
   /** Fields refused when they appear twice (JSON.parse would keep the last one). */
@@ -57,7 +60,7 @@ interface AnyNode {
   kind: SchemaNode['kind'];
   what: string;
   fields: ReadonlyMap<string, SchemaNode> | undefined;
-  names: readonly FieldName[] | undefined;
+  byLength: readonly (readonly FieldName[])[] | undefined;
   track: ReadonlySet<string> | undefined;
   once: ReadonlySet<string> | undefined;
   close: ((value: never, seen: ReadonlySet<string>) => Problem | undefined) | undefined;
@@ -71,7 +74,7 @@ function makeNode(kind: SchemaNode['kind'], what: string): AnyNode {
     kind,
     what,
     fields: undefined,
-    names: undefined,
+    byLength: undefined,
     track: undefined,
     once: undefined,
     close: undefined,
@@ -121,7 +124,9 @@ export function objectNode(
   }
   const node = makeNode('object', what);
   node.fields = map;
-  node.names = names;
+  const byLength: FieldName[][] = Array.from({ length: MAX_FIELD_NAME + 1 }, () => []);
+  for (const field of names) byLength[field.bytes.length]!.push(field);
+  node.byLength = byLength;
   if (options.close) node.close = options.close as AnyNode['close'];
   if (options.track) node.track = new Set(options.track);
   if (options.once) node.once = new Set(options.once);
@@ -147,18 +152,19 @@ export function valueNode(check?: (value: unknown) => Problem | undefined): Valu
   return node as ValueNode;
 }
 
-/** The field of `names` whose bytes are buf[start, end), matched without allocating a string. */
+/** The field of `byLength` whose bytes are buf[start, end), matched without allocating a string. */
 export function matchName(
-  names: readonly FieldName[],
+  byLength: readonly (readonly FieldName[])[],
   buf: Buffer,
   start: number,
   end: number,
 ): FieldName | undefined {
   const len = end - start;
+  const names = byLength[len];
+  if (names === undefined) return undefined;
   outer: for (let f = 0; f < names.length; f++) {
     const field = names[f]!;
     const bytes = field.bytes;
-    if (bytes.length !== len) continue;
     for (let k = 0; k < len; k++) if (bytes[k] !== buf[start + k]) continue outer;
     return field;
   }
