@@ -18,7 +18,7 @@ it('primes the scanner once per process, with documents it accepts in every chun
   };
   primeOnce(factory);
   expect(scans).toEqual([false, false, false, true]);
-  // Compact and pretty-printed, whole and cut into 5- and 3-byte chunks: the same document each time.
+  // Compact and pretty-printed, whole and cut into chunks: the same document each time.
   expect(results).toHaveLength(4);
   for (const value of results) expect(value).toEqual(results[0]);
   expect((results[0] as { resource_changes: unknown[] }).resource_changes).toHaveLength(3);
