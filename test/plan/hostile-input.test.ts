@@ -235,6 +235,22 @@ describe('strings are validated where they are skipped, too', () => {
     expect(error.details?.path).toBe('$.resource_changes[0].type');
     const pair = DESTROY.replace('"type":"aws_db_instance"', '"type":"aws_db_instance\\uD83D\\uDE00"');
     expect(await read(pair, 'random')).toEqual(planFields(pair));
+    // The same with non-ASCII text beside the escape (the fast path decodes UTF-8 there), in every chunking.
+    const wide = DESTROY.replace('"type":"aws_db_instance"', '"type":"aws_db_instance_é日😀\\ud800"');
+    for (const chunking of ['whole', 'bytes', 'random'] as const) {
+      const refused = await refusal(read(wide, chunking));
+      expect(refused.details?.path).toBe('$.resource_changes[0].type');
+      expect(refused.message).toMatch(/an unpaired surrogate \(U\+D800,/);
+    }
+    const widePair = DESTROY.replace(
+      '"type":"aws_db_instance"',
+      '"type":"aws_db_instance_é日😀\\uD83D\\uDE00\\"\\u00e9"',
+    );
+    for (const chunking of ['whole', 'bytes', 'random'] as const)
+      expect(await read(widePair, chunking)).toEqual(planFields(widePair));
+    expect((planFields(widePair).resource_changes[0] as Record<string, unknown>).type).toBe(
+      'aws_db_instance_é日😀😀"é',
+    );
   });
 });
 

@@ -224,7 +224,7 @@ export class JsonScanner extends KeptValues {
   }
 
   /**
-   * A kept string. Fast path: a short ASCII string wholly in this chunk is sliced directly, or handed to
+   * A kept string. Fast path: a short string wholly in this chunk is decoded directly, or handed to
    * JSON.parse with its quotes when it has escapes (for_each addresses do: `a.b[\"key\"]`).
    */
   private startString(buf: Buffer, i: number, node: SchemaNode): number {
@@ -233,6 +233,7 @@ export class JsonScanner extends KeptValues {
     const from = i + 1;
     const limit = Math.min(n, from + 4096);
     let escapes = false;
+    let wide = false;
     let j = from;
     for (; j < limit; j++) {
       const b = buf[j]!;
@@ -241,10 +242,16 @@ export class JsonScanner extends KeptValues {
         j++;
         continue;
       }
-      if (b === QUOTE || b < 0x20 || b >= 0x80) break;
+      if (b === QUOTE || b < 0x20) break;
+      if (b >= 0x80) wide = true;
     }
     if (j < n && buf[j] === QUOTE) {
-      const text = escapes ? parseEscapedToken(latin1(buf, i, j + 1)) : latin1(buf, from, j);
+      // Non-ASCII: valid UTF-8 (write() checked the chunk), and whole, as a quote cannot cut a character.
+      const text = escapes
+        ? parseEscapedToken(wide ? buf.toString('utf8', i, j + 1) : latin1(buf, i, j + 1))
+        : wide
+          ? buf.toString('utf8', from, j)
+          : latin1(buf, from, j);
       if (text !== undefined) {
         this.st = this.afterValue();
         this.deliver(text, node, at, this.base + j + 1);
