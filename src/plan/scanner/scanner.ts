@@ -206,11 +206,11 @@ export class JsonScanner extends KeptValues {
     if (c === 0x7b || c === 0x5b) {
       const isObject = c === 0x7b;
       this.push(isObject ? OBJ : ARR, at);
-      if (node.kind !== 'skip') {
-        if (node.kind === 'value' && this.valueStart < 0) this.valueStart = at;
-        this.openFrame(node, isObject, at);
-      }
       this.st = isObject ? S_OBJ_FIRST : S_ARR_FIRST;
+      // A skipped container (before, after, ...) goes to the skip loop at once.
+      if (node.kind === 'skip') return this.skipRun(buf, i + 1);
+      if (node.kind === 'value' && this.valueStart < 0) this.valueStart = at;
+      this.openFrame(node, isObject, at);
       return i + 1;
     }
     if (c === 0x2d || isDigit(c)) return this.startNumber(buf, i, c, node);
