@@ -16,7 +16,8 @@
 // Syntax errors and resource limits (ScannerLimits) are refused at once.
 import { isAscii } from 'node:buffer';
 import * as alphabet from './bytes.js';
-import { describeByte, describeValueStart, type HeldProblem } from './errors.js';
+import { documentStartProblem } from './document-start.js';
+import { describeValueStart, type HeldProblem } from './errors.js';
 import { KeptValues } from './kept-values.js';
 import {
   MAX_FIELD_KEY_BYTES,
@@ -193,7 +194,10 @@ export class JsonScanner extends KeptValues {
   private startValue(buf: Buffer, i: number, c: number): number {
     const at = this.base + i;
     let node = this.nodeHere();
-    if (this.depth === 0) this.checkDocumentStart(buf, i, c);
+    if (this.depth === 0) {
+      const problem = documentStartProblem(buf, i, c, this.lastChunk);
+      if (problem !== undefined) this.fail(problem, at);
+    }
     if (node.kind === 'object' ? c !== 0x7b : node.kind === 'array' && c !== 0x5b) {
       if (!startsValue(c)) this.unexpected(c, at);
       // The wrong type: held back (a later duplicate key may replace it) and the value skipped.
@@ -261,21 +265,6 @@ export class JsonScanner extends KeptValues {
     }
     this.beginString(STR_VALUE, at, node, false);
     return this.continueString(buf, from);
-  }
-
-  /** Friendlier messages for the usual wrong files, at the very first byte. */
-  private checkDocumentStart(buf: Buffer, i: number, c: number): void {
-    const at = this.base + i;
-    if (c === 0xef)
-      this.fail('the input starts with a UTF-8 byte order mark, which tfgate does not accept: remove it', at);
-    if (c === 0xff || c === 0xfe)
-      this.fail('the input looks UTF-16 encoded (it starts with a byte order mark): write it as UTF-8', at);
-    if (c === 0x50 && (i + 1 >= buf.length || buf[i + 1] === 0x4b))
-      this.fail("found 'P': this looks like a binary plan file (a zip archive), not its JSON rendering", at);
-    // Text (a log, terraform's human-readable plan) is named as text: "this is…" is not "a boolean".
-    if (isLetter(c) && !(c in LITERALS && literalStartsAt(buf, i, LITERALS[c]!.bytes, this.lastChunk)))
-      this.fail(`not JSON: expected '{', found text starting ${textPreview(buf, i)}`, at);
-    if (!startsValue(c)) this.fail(`not JSON: expected '{', found ${describeByte(c)}`, at);
   }
 
   // ---- keys and kept strings ----------------------------------------------------------------------------
@@ -392,27 +381,4 @@ function parseEscapedToken(token: string): string | undefined {
     return undefined;
   }
   return token.includes('\\u') && LONE_SURROGATE.test(text) ? undefined : text;
-}
-
-function isLetter(c: number): boolean {
-  return (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
-}
-
-/**
- * Whether buf holds `literal` at i, followed by a non-letter. The chunk's end counts as a match (the rest
- * is unseen) unless it is the input's end (`last`).
- */
-function literalStartsAt(buf: Buffer, i: number, literal: Uint8Array, last: boolean): boolean {
-  if (last && i + literal.length > buf.length) return false;
-  for (let k = 0; k < literal.length && i + k < buf.length; k++) if (buf[i + k] !== literal[k]) return false;
-  const after = buf[i + literal.length];
-  return after === undefined || !isLetter(after);
-}
-
-/** Up to 24 printable ASCII characters from i, quoted, stopping at the first other byte. */
-function textPreview(buf: Buffer, i: number): string {
-  let end = i;
-  while (end < buf.length && end - i < 24 && buf[end]! >= 0x20 && buf[end]! <= 0x7e) end++;
-  const more = end < buf.length && buf[end]! >= 0x20 && buf[end]! <= 0x7e ? '…' : '';
-  return `"${buf.toString('latin1', i, end).replace(/["\\]/g, '\\$&')}${more}"`;
 }

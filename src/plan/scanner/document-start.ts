@@ -1,0 +1,45 @@
+// Friendlier messages for the usual wrong files, at the document's very first byte: a byte order mark, a
+// binary plan file, text such as terraform's human-readable plan or a log.
+import { LITERALS, startsValue } from './bytes.js';
+import { describeByte } from './errors.js';
+
+/**
+ * What is wrong with a document starting with byte `c` at buf[i], or undefined. `last` says the chunk ends
+ * the input (a word cut by its end is then text, not a literal still arriving).
+ */
+export function documentStartProblem(buf: Buffer, i: number, c: number, last: boolean): string | undefined {
+  if (c === 0xef)
+    return 'the input starts with a UTF-8 byte order mark, which tfgate does not accept: remove it';
+  if (c === 0xff || c === 0xfe)
+    return 'the input looks UTF-16 encoded (it starts with a byte order mark): write it as UTF-8';
+  if (c === 0x50 && (i + 1 >= buf.length || buf[i + 1] === 0x4b))
+    return "found 'P': this looks like a binary plan file (a zip archive), not its JSON rendering";
+  // Text (a log, terraform's human-readable plan) is named as text: "this is…" is not "a boolean".
+  if (isLetter(c) && !(c in LITERALS && literalStartsAt(buf, i, LITERALS[c]!.bytes, last)))
+    return `not JSON: expected '{', found text starting ${textPreview(buf, i)}`;
+  if (!startsValue(c)) return `not JSON: expected '{', found ${describeByte(c)}`;
+  return undefined;
+}
+
+function isLetter(c: number): boolean {
+  return (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
+}
+
+/**
+ * Whether buf holds `literal` at i, followed by a non-letter. The chunk's end counts as a match (the rest
+ * is unseen) unless it is the input's end (`last`).
+ */
+function literalStartsAt(buf: Buffer, i: number, literal: Uint8Array, last: boolean): boolean {
+  if (last && i + literal.length > buf.length) return false;
+  for (let k = 0; k < literal.length && i + k < buf.length; k++) if (buf[i + k] !== literal[k]) return false;
+  const after = buf[i + literal.length];
+  return after === undefined || !isLetter(after);
+}
+
+/** Up to 24 printable ASCII characters from i, quoted, stopping at the first other byte. */
+function textPreview(buf: Buffer, i: number): string {
+  let end = i;
+  while (end < buf.length && end - i < 24 && buf[end]! >= 0x20 && buf[end]! <= 0x7e) end++;
+  const more = end < buf.length && buf[end]! >= 0x20 && buf[end]! <= 0x7e ? '…' : '';
+  return `"${buf.toString('latin1', i, end).replace(/["\\]/g, '\\$&')}${more}"`;
+}
