@@ -44,10 +44,7 @@ export const reportTargetsSchema = z
 /** Report findings but never block, saying so loudly. Errors still fail: advisory is not "ignore errors". */
 export const advisorySchema = z.boolean().default(false);
 
-/** Commander's collector for repeatable options (`--format a --format b`). */
-export function collect(value: string, previous: string[] = []): string[] {
-  return [...previous, value];
-}
+export { collect } from './collect.js';
 
 /** `--report <format>=<file>` flags, or `--format` and `--output` (paired one to one), as report targets. */
 export function reportTargetsFromFlags(
