@@ -5,13 +5,15 @@ import { ExitCode, exitCodeFor, formatError } from '../errors/index.js';
 import { recordedExitCode } from './exit-code.js';
 import { explainMissingOptions } from './missing-options.js';
 import { buildProgram } from './program.js';
+import { configureZodFor } from './zod-jit.js';
 
 async function main(argv: string[]): Promise<number> {
   // The command that ran, so a missing flag is named in that command's words.
   let running: Command | undefined;
   try {
-    const program = buildProgram().hook('preAction', (_program, action) => {
+    const program = buildProgram().hook('preAction', async (_program, action) => {
       running = action;
+      await configureZodFor(action);
     });
     await program.parseAsync(argv);
     // Actions report their exit code through setExitCode; a command that sets none succeeded.
