@@ -8,7 +8,7 @@ import { advisorySchema, minSeveritySchema, reportTargetsSchema } from '../optio
 import type { PlanSource } from '../plan/index.js';
 import { githubAnnotationsEnabled, type ReportTarget } from '../report/index.js';
 import { advisoryWithoutDecision } from './advisory.js';
-import { readApprovedFindings, withApprovedFindings } from './approved-findings.js';
+import type { ApprovedFindings } from './approved-findings.js';
 import {
   type CheckManyOptions,
   type CheckManyOutcome,
@@ -116,12 +116,17 @@ async function runCheckOne(options: CheckOptions, context: CheckContext): Promis
   await checkRoute(options.route, context.env);
   let evaluator: PlanEvaluator;
   let source: PlanSource;
-  let approved: Awaited<ReturnType<typeof readApprovedFindings>> | undefined;
+  let approved: ApprovedFindings | undefined;
   try {
-    approved = options.approvedFindings ? await readApprovedFindings(options.approvedFindings) : undefined;
+    // Loaded only with --approved-findings: it reads a whole earlier result through the contract's schemas.
+    const approvals = options.approvedFindings ? await import('./approved-findings.js') : undefined;
+    approved =
+      approvals && options.approvedFindings
+        ? await approvals.readApprovedFindings(options.approvedFindings)
+        : undefined;
     // The evaluator first: a bad bundle or key is refused before any plan byte is read.
     evaluator = await openEvaluator(options.route, context);
-    if (approved) evaluator = withApprovedFindings(evaluator, approved);
+    if (approvals && approved) evaluator = approvals.withApprovedFindings(evaluator, approved);
     source = await planSource(options.plan, context.env).catch(async (error: unknown) => {
       await evaluator.close?.();
       throw error;

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { UsageError } from '../errors/index.js';
 import { REPORT_FORMATS, reportTargets, reportTargetsFromSpecs } from '../report/index.js';
-import { severitySchema } from '../schemas/contract.js';
+import { severitySchema } from '../schemas/findings.js';
 
 /** The contract's package id: `[a-z0-9][a-z0-9._-]{0,62}` (the design's PACKAGE_ID_PATTERN). */
 export const packageIdSchema = z
