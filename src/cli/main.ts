@@ -36,6 +36,19 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code !== 'EPIPE') throw error;
 });
 
-main(process.argv).then((code) => {
+// The command has finished when main resolves: once stdout and stderr are flushed, exit. Waiting for the
+// event loop to drain instead lets V8 finish garbage collection the process no longer needs (an incremental
+// mark-compact ~10 ms before exit on a 1k-change check, measured with --trace-gc).
+main(process.argv).then(async (code) => {
   process.exitCode = code;
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+  process.exit(code);
 });
+
+/** Resolves when what was written to `stream` has been handed to the OS (or the stream failed). */
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => {
+    if (stream.destroyed || !stream.writable) return resolve();
+    stream.write('', () => resolve());
+  });
+}
