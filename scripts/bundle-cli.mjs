@@ -17,24 +17,20 @@ for (const name of readdirSync(cliDir)) {
   if (/^tfgate-[A-Z0-9]+\.js$/.test(name)) rmSync(join(cliDir, name));
 }
 
-// policy/engine.js loads opa-wasm's CommonJS module through createRequire (its ESM entry lacks loadPolicySync);
-// written as require(), esbuild bundles it. The build fails if the line changes, rather than silently
-// loading it from node_modules again.
-const OPA_WASM_REQUIRE = /createRequire\(import\.meta\.url\)\(\s*'@open-policy-agent\/opa-wasm',?\s*\)/;
+// The policy modules load opa-wasm's CommonJS module through createRequire (its ESM entry lacks
+// loadPolicySync); written as require(), esbuild bundles it. The build fails if no module is rewritten or if
+// a createRequire of it survives in the output, rather than silently loading it from node_modules again.
+const OPA_WASM_REQUIRE = /createRequire\(import\.meta\.url\)\(\s*'@open-policy-agent\/opa-wasm',?\s*\)/g;
+let opaWasmRewrites = 0;
 const bundleOpaWasm = {
   name: 'bundle-opa-wasm',
   setup(build) {
-    build.onLoad({ filter: /[\\/]dist[\\/]policy[\\/]engine\.js$/ }, ({ path }) => {
+    build.onLoad({ filter: /[\\/]dist[\\/]policy[\\/][^\\/]+\.js$/ }, ({ path }) => {
       const source = readFileSync(path, 'utf8');
-      if (!OPA_WASM_REQUIRE.test(source)) {
-        throw new Error(
-          `${path}: no createRequire(import.meta.url)('@open-policy-agent/opa-wasm') to bundle`,
-        );
-      }
-      return {
-        contents: source.replace(OPA_WASM_REQUIRE, "require('@open-policy-agent/opa-wasm')"),
-        loader: 'js',
-      };
+      const contents = source.replace(OPA_WASM_REQUIRE, "require('@open-policy-agent/opa-wasm')");
+      if (contents === source) return undefined;
+      opaWasmRewrites += 1;
+      return { contents, loader: 'js' };
     });
   },
 };
@@ -67,3 +63,16 @@ await build({
   },
   logLevel: 'warning',
 });
+
+const leftOver = readdirSync(cliDir).filter(
+  (name) =>
+    name.endsWith('.js') &&
+    /createRequire\)?\(import\.meta\.url\)\(\s*["']@open-policy-agent\/opa-wasm/.test(
+      readFileSync(join(cliDir, name), 'utf8'),
+    ),
+);
+if (opaWasmRewrites === 0 || leftOver.length > 0) {
+  throw new Error(
+    `bundle-cli: opa-wasm is not bundled (${opaWasmRewrites} modules rewritten; createRequire of it left in ${leftOver.join(', ') || 'none'})`,
+  );
+}
