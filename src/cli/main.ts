@@ -5,13 +5,15 @@ import { ExitCode, exitCodeFor, formatError } from '../errors/index.js';
 import { recordedExitCode } from './exit-code.js';
 import { explainMissingOptions } from './missing-options.js';
 import { buildProgram } from './program.js';
+import { configureZodFor } from './zod-jit.js';
 
 async function main(argv: string[]): Promise<number> {
   // The command that ran, so a missing flag is named in that command's words.
   let running: Command | undefined;
   try {
-    const program = buildProgram().hook('preAction', (_program, action) => {
+    const program = buildProgram().hook('preAction', async (_program, action) => {
       running = action;
+      await configureZodFor(action);
     });
     await program.parseAsync(argv);
     // Actions report their exit code through setExitCode; a command that sets none succeeded.
@@ -34,6 +36,19 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code !== 'EPIPE') throw error;
 });
 
-main(process.argv).then((code) => {
+// The command has finished when main resolves: once stdout and stderr are flushed, exit. Waiting for the
+// event loop to drain instead lets V8 finish garbage collection the process no longer needs (an incremental
+// mark-compact ~10 ms before exit on a 1k-change check, measured with --trace-gc).
+main(process.argv).then(async (code) => {
   process.exitCode = code;
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+  process.exit(code);
 });
+
+/** Resolves when what was written to `stream` has been handed to the OS (or the stream failed). */
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => {
+    if (stream.destroyed || !stream.writable) return resolve();
+    stream.write('', () => resolve());
+  });
+}

@@ -1,7 +1,7 @@
 // Flags that several commands share, defined once so they keep the same names and help everywhere.
 import type { EventEmitter } from 'node:events';
 import type { Command, Option } from 'commander';
-import { collect } from '../options/common.js';
+import { collect } from '../options/collect.js';
 
 /** How check, plan and apply choose who decides: the service (--package) or a signed bundle, offline. */
 export function addRouteOptions(command: Command): Command {

@@ -6,9 +6,9 @@ import { ExitCode, UsageError } from '../errors/index.js';
 import type { PlanEvaluator } from '../model/evaluator.js';
 import { advisorySchema, minSeveritySchema, reportTargetsSchema } from '../options/common.js';
 import type { PlanSource } from '../plan/index.js';
-import type { ReportTarget } from '../report/index.js';
+import { githubAnnotationsEnabled, type ReportTarget } from '../report/index.js';
 import { advisoryWithoutDecision } from './advisory.js';
-import { readApprovedFindings, withApprovedFindings } from './approved-findings.js';
+import type { ApprovedFindings } from './approved-findings.js';
 import {
   type CheckManyOptions,
   type CheckManyOutcome,
@@ -116,12 +116,17 @@ async function runCheckOne(options: CheckOptions, context: CheckContext): Promis
   await checkRoute(options.route, context.env);
   let evaluator: PlanEvaluator;
   let source: PlanSource;
-  let approved: Awaited<ReturnType<typeof readApprovedFindings>> | undefined;
+  let approved: ApprovedFindings | undefined;
   try {
-    approved = options.approvedFindings ? await readApprovedFindings(options.approvedFindings) : undefined;
+    // Loaded only with --approved-findings: it reads a whole earlier result through the contract's schemas.
+    const approvals = options.approvedFindings ? await import('./approved-findings.js') : undefined;
+    approved =
+      approvals && options.approvedFindings
+        ? await approvals.readApprovedFindings(options.approvedFindings)
+        : undefined;
     // The evaluator first: a bad bundle or key is refused before any plan byte is read.
     evaluator = await openEvaluator(options.route, context);
-    if (approved) evaluator = withApprovedFindings(evaluator, approved);
+    if (approvals && approved) evaluator = approvals.withApprovedFindings(evaluator, approved);
     source = await planSource(options.plan, context.env).catch(async (error: unknown) => {
       await evaluator.close?.();
       throw error;
@@ -145,7 +150,9 @@ async function runCheckOne(options: CheckOptions, context: CheckContext): Promis
       color: context.color,
       env: context.env,
       ...(approved ? { approvals: approved.approvals } : {}),
-      locate: (addresses) => locateCheckFindings(addresses, options, context.env),
+      ...(needsLocations(options, reports, context.env)
+        ? { locate: (addresses: string[]) => locateCheckFindings(addresses, options, context.env) }
+        : {}),
     });
     // The block is in the output ("FAIL: N failures"); a non-zero exit would make Atlantis discard it.
     if (options.customPolicyCheck && outcome.exitCode === ExitCode.blocked) {
@@ -155,6 +162,20 @@ async function runCheckOne(options: CheckOptions, context: CheckContext): Promis
   } finally {
     await evaluator.close?.();
   }
+}
+
+/**
+ * Without a configuration nothing is located, and the plan file stands in only in SARIF results and GitHub
+ * annotations (each needs a file): a plain `check --plan-json` with other reports skips the search for the
+ * repository root and the locator's modules.
+ */
+function needsLocations(
+  options: CheckOptions,
+  reports: readonly ReportTarget[],
+  env: NodeJS.ProcessEnv,
+): boolean {
+  if (options.configDir !== undefined || options.plan.kind === 'plan-file') return true;
+  return reports.some((target) => target.format === 'sarif') || githubAnnotationsEnabled(env);
 }
 
 /** Where the findings are declared: in the configuration the plan was made from, when check knows it. */

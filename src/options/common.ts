@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { UsageError } from '../errors/index.js';
 import { REPORT_FORMATS, reportTargets, reportTargetsFromSpecs } from '../report/index.js';
-import { severitySchema } from '../schemas/contract.js';
+import { severitySchema } from '../schemas/findings.js';
 
 /** The contract's package id: `[a-z0-9][a-z0-9._-]{0,62}` (the design's PACKAGE_ID_PATTERN). */
 export const packageIdSchema = z
@@ -44,10 +44,7 @@ export const reportTargetsSchema = z
 /** Report findings but never block, saying so loudly. Errors still fail: advisory is not "ignore errors". */
 export const advisorySchema = z.boolean().default(false);
 
-/** Commander's collector for repeatable options (`--format a --format b`). */
-export function collect(value: string, previous: string[] = []): string[] {
-  return [...previous, value];
-}
+export { collect } from './collect.js';
 
 /** `--report <format>=<file>` flags, or `--format` and `--output` (paired one to one), as report targets. */
 export function reportTargetsFromFlags(

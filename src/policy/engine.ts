@@ -13,7 +13,7 @@ import {
   type PlanInput,
   type Severity,
 } from '../model/index.js';
-import { driftFindingSchema } from '../schemas/contract.js';
+import { driftFindingSchema } from '../schemas/findings.js';
 import { POLICY_DATA_ROOT, type PolicyData } from './data.js';
 import { findingId } from './finding-id.js';
 import {

@@ -12,7 +12,7 @@ import {
   emptyCounts,
   type ResourceChange,
 } from '../model/index.js';
-import { acknowledgementSchema, evalFindingSchema, evaluationCountsSchema } from '../schemas/contract.js';
+import { acknowledgementSchema, evalFindingSchema, evaluationCountsSchema } from '../schemas/findings.js';
 import { POLICY_DATA_ROOT, type PolicyData } from './data.js';
 import { findingId } from './finding-id.js';
 

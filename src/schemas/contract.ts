@@ -2,12 +2,27 @@
 // `.meta({id})` becomes an OpenAPI component); the client reads through lenient variants derived from
 // them (src/client/schemas.ts). Depends on zod and the result model only.
 import { z } from 'zod';
-import { DRIFT_RULES, type EvaluationCounts, PLAN_ACTIONS, PLAN_RULES, SEVERITIES } from '../model/index.js';
+import { DRIFT_RULES, PLAN_RULES } from '../model/index.js';
+import {
+  acknowledgementSchema,
+  countSchema as count,
+  driftFindingSchema,
+  evalFindingSchema,
+  evaluationCountsSchema,
+  severitySchema,
+  timestampSchema,
+} from './findings.js';
 
-export const severitySchema = z.enum(SEVERITIES);
+export {
+  acknowledgementSchema,
+  driftFindingSchema,
+  evalFindingSchema,
+  evaluationCountsSchema,
+  severitySchema,
+  timestampSchema,
+} from './findings.js';
+
 const decisionSchema = z.enum(['pass', 'block']);
-export const timestampSchema = z.string().describe('RFC 3339 timestamp');
-const count = z.number().int().min(0);
 
 /** The error of every 4xx/5xx body (and of a blocked 409 result). */
 export const contractErrorSchema = z.object({
@@ -23,18 +38,6 @@ export type ContractError = z.infer<typeof contractErrorSchema>;
 /** `{"error": {"code", "message", "details"?}}` */
 export const errorBodySchema = z.object({ error: contractErrorSchema }).meta({ id: 'Error' });
 
-export const acknowledgementSchema = z
-  .object({
-    by: z.string(),
-    account: z.string(),
-    at: timestampSchema,
-    reason: z.string(),
-    expires_at: timestampSchema
-      .optional()
-      .describe('from this moment on the acknowledgement no longer holds and its finding blocks again'),
-  })
-  .meta({ id: 'Acknowledgement' });
-
 /** An acknowledgement that had expired at the decision time (gate or evaluation): its finding was open again. */
 export const expiredAcknowledgementSchema = acknowledgementSchema
   .extend({
@@ -44,37 +47,6 @@ export const expiredAcknowledgementSchema = acknowledgementSchema
     expires_at: timestampSchema,
   })
   .meta({ id: 'ExpiredAcknowledgement' });
-
-export const evalFindingSchema = z
-  .object({
-    id: z.string(),
-    rule: z.enum(PLAN_RULES),
-    severity: severitySchema,
-    address: z.string(),
-    type: z.string(),
-    kind: z.string(),
-    actions: z.array(z.enum(PLAN_ACTIONS)),
-    capability: z.string().optional(),
-    message: z.string(),
-    acknowledgement: acknowledgementSchema
-      .optional()
-      .describe('a plan acknowledgement holds: the finding is reported and does not block'),
-  })
-  .meta({ id: 'EvalFinding' });
-
-/** Every count tfgate computes (the model's EvaluationCounts). */
-export const evaluationCountsSchema = z.object({
-  resource_changes: count,
-  creations: count,
-  destructions: count,
-  unrecognized: count,
-  findings: count,
-  updates: count,
-  reads: count,
-  imports: count,
-  forgets: count,
-  no_ops: count,
-}) satisfies z.ZodType<EvaluationCounts, unknown>;
 
 /** Counts the contract does not name: tfgate's service sends them, a service following the contract alone may not. */
 const ADDITIVE_COUNTS = { updates: true, reads: true, imports: true, forgets: true, no_ops: true } as const;
@@ -90,24 +62,6 @@ export const evaluationResultSchema = z
     error: contractErrorSchema.optional().describe('present with 409: code evaluation_blocked'),
   })
   .meta({ id: 'EvaluationResult' });
-
-export const driftFindingSchema = z
-  .object({
-    id: z.string().describe('stable: the same rule on the same address of the same package'),
-    rule: z.enum(DRIFT_RULES),
-    severity: severitySchema,
-    address: z.string(),
-    type: z.string().optional(),
-    kind: z.string().optional(),
-    capability: z.string().optional(),
-    message: z.string(),
-    status: z.enum(['open', 'acknowledged', 'resolved']),
-    first_seen_at: timestampSchema.optional(),
-    last_seen_at: timestampSchema.optional(),
-    resolved_at: timestampSchema.optional(),
-    acknowledgement: acknowledgementSchema.optional(),
-  })
-  .meta({ id: 'DriftFinding' });
 
 /** Which state a drift check judged (the model's JudgedState). */
 export const judgedStateSchema = z

@@ -73,22 +73,7 @@ export const designRevisionViewSchema = z.object({
 });
 export type DesignRevisionView = z.output<typeof designRevisionViewSchema>;
 
-/** Every backend a package may read its state from (the service's and the client's one list). */
-export const STATE_BACKEND_TYPES = [
-  's3',
-  'gcs',
-  'azurerm',
-  'pg',
-  'http',
-  'remote',
-  'cloud',
-  'kubernetes',
-  'consul',
-  'local',
-] as const;
-
-/** What a check does when the backend read fails: fail (`none`), or judge the pushed snapshot and say so. */
-export const STATE_FALLBACKS = ['none', 'pushed'] as const;
+export { STATE_BACKEND_TYPES, STATE_FALLBACKS } from './state-backends.js';
 
 /** Setting names that hold secrets in any backend: refused by the service, and by the CLI before sending. */
 export const SECRET_SETTING_NAME =

@@ -1,5 +1,5 @@
 // The service's own vocabulary: plans, scopes, the principal a request acts as, and state backends.
-import { STATE_BACKEND_TYPES, STATE_FALLBACKS } from '../schemas/management.js';
+import { STATE_BACKEND_TYPES, STATE_FALLBACKS } from '../schemas/state-backends.js';
 
 export const ACCOUNT_PLANS = ['starter', 'team', 'large', 'enterprise'] as const;
 export type AccountPlan = (typeof ACCOUNT_PLANS)[number];

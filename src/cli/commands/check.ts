@@ -1,10 +1,10 @@
-// `tfgate check`: commander wiring only; src/commands/check.ts does the work.
+// `tfgate check`: commander wiring only; src/commands/check.ts does the work (loaded in the action, so other
+// commands, --help and --version start without the option schemas and the policy's modules).
 import type { Command } from 'commander';
-import { runCheck } from '../../commands/check.js';
-import { collect } from '../../options/common.js';
+import { collect } from '../../options/collect.js';
 import { setExitCode } from '../exit-code.js';
 import { terminalIo } from '../io.js';
-import { type CheckFlags, normaliseCheckInput } from '../normalise/check.js';
+import type { CheckFlags } from '../normalise/check.js';
 import { addAdvisoryOption, addMinSeverityOption, addReportOptions, addRouteOptions } from '../options.js';
 
 export function registerCheck(program: Command): void {
@@ -50,6 +50,10 @@ export function registerCheck(program: Command): void {
       "the JSON result (--format json) of an earlier check whose block the pipeline's policy owners approved (Atlantis: $POLICYCHECKFILE after approve_policies): its blocking findings no longer block, any other finding still does",
     );
   check.action(async (flags: CheckFlags, command: Command) => {
+    const [{ runCheck }, { normaliseCheckInput }] = await Promise.all([
+      import('../../commands/check.js'),
+      import('../normalise/check.js'),
+    ]);
     const options = normaliseCheckInput(flags, process.env);
     const outcome = await runCheck(options, terminalIo());
     setExitCode(command, outcome.exitCode);

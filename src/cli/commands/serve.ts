@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander';
-import { SERVE_SETTINGS } from '../../service/config.js';
+import { SERVE_SETTINGS } from '../../service/serve-settings.js';
 
 export function registerServe(program: Command): void {
   const command = program

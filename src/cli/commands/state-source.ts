@@ -1,7 +1,7 @@
 // `tfgate state-source set|show|clear`: commander wiring and text output; src/commands/state-source.ts does the work.
 import type { Command } from 'commander';
 import { printable } from '../../client/redact.js';
-import { collect } from '../../options/common.js';
+import { collect } from '../../options/collect.js';
 import type { ManagementFlags } from '../normalise/management.js';
 import type { StateSourceSetFlags } from '../normalise/state-source.js';
 import { addManagementOptions, printJson } from './management-output.js';
