@@ -42,7 +42,9 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 main(process.argv).then(async (code) => {
   process.exitCode = code;
   await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
-  process.exit(code);
+  // A child still running (terraform, after a signal was forwarded to it) keeps tfgate until it exits, as the
+  // event loop would: tfgate never ends while terraform may still hold the state lock.
+  if (!process.getActiveResourcesInfo().includes('ProcessWrap')) process.exit(code);
 });
 
 /** Resolves when what was written to `stream` has been handed to the OS (or the stream failed). */

@@ -165,14 +165,18 @@ describe('tfgate state push interrupted (a stand-in terraform whose `show` never
   it('SIGINT while terraform show -json runs: forwarded to it, nothing pushed, exit 2 "interrupted"', async () => {
     const fake = join(dir, 'slow-terraform.sh');
     const marker = join(dir, 'slow-terraform.got-sigint');
+    const started = join(dir, 'slow-terraform.started');
     await writeFile(
       fake,
-      `#!/bin/sh\nif [ "$1" = version ]; then echo "Terraform v1.11.4"; exit 0; fi\ntrap 'touch "${marker}"; exit 130' INT\nwhile :; do sleep 0.1; done\n`,
+      `#!/bin/sh\nif [ "$1" = version ]; then echo "Terraform v1.11.4"; exit 0; fi\ntrap 'touch "${marker}"; exit 130' INT\ntouch "${started}"\nwhile :; do sleep 0.1; done\n`,
       { mode: 0o755 },
     );
     const id = await createApprovedPackage(svc, design('push-interrupted'));
     const child = tfgate(['state', 'push', '--package', id, '--terraform-bin', fake]);
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    // The signal goes once `show -json` runs (its trap is set), however long start-up takes under load.
+    for (let waited = 0; !existsSync(started) && waited < 20_000; waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     child.kill('SIGINT');
     const res = await child;
     expect(res.exitCode, res.stderr).toBe(2);
