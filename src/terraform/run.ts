@@ -16,6 +16,7 @@ export interface RunContext {
   /** Where terraform's stdout goes: ours, or our stderr when ours carries a machine-readable report. */
   stdout: 'stdout' | 'stderr';
   guard: SignalGuard | undefined;
+  onSpawn?: ((step: TerraformStep) => void) | undefined;
 }
 
 export interface RunOutcome {
@@ -48,6 +49,7 @@ export async function runLive(context: RunContext, step: TerraformStep, args: st
     detached: true,
   });
   const untrack = context.guard?.track(child) ?? (() => {});
+  context.onSpawn?.(step);
   let tail = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     process.stderr.write(chunk);

@@ -10,7 +10,7 @@ import {
   resolveTerraformCommand,
   type TerraformBinary,
 } from './binary.js';
-import { explainFailure } from './failures.js';
+import { explainFailure, type TerraformStep } from './failures.js';
 import { type RunContext, runLive } from './run.js';
 import { showJsonSource } from './show.js';
 import type { SignalGuard } from './signals.js';
@@ -27,6 +27,8 @@ export interface TerraformOptions {
   /** False adds -no-color (NO_COLOR, or no colour asked for). */
   color?: boolean;
   guard?: SignalGuard | undefined;
+  /** Told each time a terraform step's process has been started (the wrapper starts loading the policy then). */
+  onSpawn?: ((step: TerraformStep) => void) | undefined;
 }
 
 /** What `plan -detailed-exitcode` said: 0 no changes, 2 changes; 1 (errored) throws instead. */
@@ -69,6 +71,7 @@ export class Terraform {
         env,
         stdout: options.stdout ?? 'stdout',
         guard: options.guard,
+        onSpawn: options.onSpawn,
       },
       options.color ?? true,
     );
@@ -84,7 +87,14 @@ export class Terraform {
     const env = options.env ?? process.env;
     const binary = options.binary ?? (await detectTerraform(resolveTerraformCommand(options.bin, env), env));
     return new Terraform(
-      { binary, chdir: options.chdir, env, stdout: options.stdout ?? 'stdout', guard: options.guard },
+      {
+        binary,
+        chdir: options.chdir,
+        env,
+        stdout: options.stdout ?? 'stdout',
+        guard: options.guard,
+        onSpawn: options.onSpawn,
+      },
       options.color ?? true,
     );
   }

@@ -21,7 +21,8 @@ export interface WrapperSession {
   guard: SignalGuard;
   /**
    * The evaluator, once the policy is loaded and terraform identified. Both happen while terraform plans
-   * (they cost time a plan does not wait for); if either fails, the running terraform is interrupted.
+   * (they cost time a plan does not wait for): the policy starts loading once the plan has started, or when
+   * this is first read. If either fails, the running terraform is interrupted.
    */
   ready: Promise<PlanEvaluator>;
   /** With --cdktf-stack: plan address -> construct path, for the reports. */
@@ -66,7 +67,12 @@ export async function withSession<T>(
       stdout: machineReportOnStdout ? 'stderr' : 'stdout',
       color: context.terraformColor ?? context.color,
       guard,
+      onSpawn: (step) => {
+        if (step === 'plan') startLoading();
+      },
     });
+    // Observed by `ready` once the policy starts loading; a binary that fails before then is not unhandled.
+    identified.catch(() => {});
     const open =
       context.openEvaluator ??
       (() =>
@@ -74,22 +80,30 @@ export async function withSession<T>(
           stderr: { write: (m: string) => context.progress.warn(m.trim()) },
           env: context.env,
         }));
-    // `live`: terraform may be writing to the terminal meanwhile, so no spinner.
-    const loading = context.progress.step('Load policy', open, { live: true }).then((loaded) => {
-      evaluator = loaded;
-      return loaded;
-    });
-    ready = Promise.all([identified, loading]).then(([, loaded]) => {
-      context.progress.info(`${terraform.description}; deciding with ${loaded.description}`);
-      return loaded;
-    });
-    // Fail closed and fast: a bad bundle, key or binary stops whatever terraform already started.
-    ready.catch(() => guard.forward('SIGINT'));
+    // The policy loads once terraform's plan has started: loading it first (modules, bundle) would delay
+    // the plan's start by as long, and the plan is the long step. Whatever asks for it first starts it.
+    function startLoading(): Promise<PlanEvaluator> {
+      if (ready) return ready;
+      // `live`: terraform may be writing to the terminal meanwhile, so no spinner.
+      const loading = context.progress.step('Load policy', open, { live: true }).then((loaded) => {
+        evaluator = loaded;
+        return loaded;
+      });
+      ready = Promise.all([identified, loading]).then(([, loaded]) => {
+        context.progress.info(`${terraform.description}; deciding with ${loaded.description}`);
+        return loaded;
+      });
+      // Fail closed and fast: a bad bundle, key or binary stops whatever terraform already started.
+      ready.catch(() => guard.forward('SIGINT'));
+      return ready;
+    }
     return await run({
       terraform,
       args,
       guard,
-      ready,
+      get ready() {
+        return startLoading();
+      },
       ...(cdktf ? { constructPaths: (addresses) => cdktf.constructPaths(addresses) } : {}),
       // The configuration is where terraform runs; loaded on demand, like the other stages.
       locate: async (addresses) =>
