@@ -1,4 +1,5 @@
 // The three terraform calls tfgate makes, on one binary and one working directory.
+import { rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import type { PlanSource } from '../plan/index.js';
@@ -113,7 +114,8 @@ export class Terraform {
    */
   async plan(planFile: string, passThrough: readonly string[]): Promise<PlanOutcome> {
     const out = absolute(planFile);
-    await rm(out, { force: true });
+    // Synchronous: the plan starts without waiting for a thread-pool round trip.
+    rmSync(out, { force: true });
     const outcome = await runLive(this.#context, 'plan', [
       'plan',
       '-input=false',
