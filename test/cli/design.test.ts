@@ -3,9 +3,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, CONFORMANCE, startService, type TestService } from '../helpers/service.js';
+import { api, CONFORMANCE, startService, type TestService, tfgateAgainst } from '../helpers/service.js';
 import { design } from '../service/fixtures.js';
-import { tfgateAgainst } from './management-helpers.js';
 
 let svc: TestService;
 let dir: string;

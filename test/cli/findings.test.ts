@@ -5,19 +5,17 @@ import {
   CONFORMANCE,
   createAccountKey,
   createApprovedPackage,
-  startService,
+  startServiceWithPackage,
   type TestService,
+  type tfgateAgainst,
 } from '../helpers/service.js';
 import { design, STATE_WITH_QUEUE } from '../service/fixtures.js';
-import { tfgateAgainst } from './management-helpers.js';
 
 let svc: TestService;
 let tfgate: ReturnType<typeof tfgateAgainst>;
 
 beforeAll(async () => {
-  svc = await startService();
-  tfgate = tfgateAgainst(svc);
-  await createApprovedPackage(svc, design('shop'), { observedState: STATE_WITH_QUEUE });
+  ({ svc, tfgate } = await startServiceWithPackage(design('shop'), { observedState: STATE_WITH_QUEUE }));
   const check = await api(svc, 'POST', `${CONFORMANCE}/packages/shop/drift-checks`);
   if (check.status !== 200) throw new Error(`drift check: ${check.status} ${check.text}`);
 });

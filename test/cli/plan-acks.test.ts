@@ -8,11 +8,11 @@ import {
   api,
   CONFORMANCE,
   createApprovedPackage,
-  startService,
+  startServiceWithPackage,
   type TestService,
+  type tfgateAgainst,
 } from '../helpers/service.js';
 import { design, PLAN_BLOCKED, STATE_WITH_QUEUE } from '../service/fixtures.js';
-import { tfgateAgainst } from './management-helpers.js';
 
 let svc: TestService;
 let tfgate: ReturnType<typeof tfgateAgainst>;
@@ -21,8 +21,7 @@ let planPath: string;
 let keyPath: string;
 
 beforeAll(async () => {
-  svc = await startService();
-  tfgate = tfgateAgainst(svc);
+  ({ svc, tfgate } = await startServiceWithPackage(design('ledger')));
   dir = await mkdtemp(join(tmpdir(), 'tfgate-plan-acks-cli-'));
   planPath = join(dir, 'plan.json');
   await writeFile(planPath, PLAN_BLOCKED);
@@ -31,7 +30,6 @@ beforeAll(async () => {
     headers: { Accept: 'application/x-pem-file' },
   });
   await writeFile(keyPath, pem.text);
-  await createApprovedPackage(svc, design('ledger'));
 });
 afterAll(async () => {
   await svc?.stop();

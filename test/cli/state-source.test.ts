@@ -9,20 +9,18 @@ import {
   api,
   CONFORMANCE,
   createApprovedPackage,
-  startService,
+  startServiceWithPackage,
   type TestService,
+  type tfgateAgainst,
 } from '../helpers/service.js';
 import { TerraformWorkspace } from '../helpers/terraform.js';
 import { design, STATE_CLEAN } from '../service/fixtures.js';
-import { tfgateAgainst } from './management-helpers.js';
 
 let svc: TestService;
 let tfgate: ReturnType<typeof tfgateAgainst>;
 
 beforeAll(async () => {
-  svc = await startService();
-  tfgate = tfgateAgainst(svc);
-  await createApprovedPackage(svc, design('ledger'));
+  ({ svc, tfgate } = await startServiceWithPackage(design('ledger')));
 });
 afterAll(async () => {
   await svc?.stop();
@@ -31,10 +29,11 @@ afterAll(async () => {
 describe('tfgate gate says which state the service judged', () => {
   it('a local backend read now (serial and lineage), in text and JSON; pushed state otherwise', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tfgate-cli-state-'));
-    const local = await startService({ env: { TFGATE_STATE_BACKENDS: 'local' } });
+    const { svc: local, tfgate: run } = await startServiceWithPackage(design('pushed'), {
+      env: { TFGATE_STATE_BACKENDS: 'local' },
+      observedState: STATE_CLEAN,
+    });
     try {
-      const run = tfgateAgainst(local);
-      await createApprovedPackage(local, design('pushed'), { observedState: STATE_CLEAN });
       const pushed = await run(['gate', '--package', 'pushed']);
       expect(pushed.stdout).toMatch(/State judged: the snapshot pushed at \S+\./);
 

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { execa } from 'execa';
 import { resolveServeConfig, startService as startInProcess } from '../../src/service/index.js';
 import type { Store } from '../../src/service/store/index.js';
 
@@ -221,4 +222,37 @@ export async function createAccountKey(
   );
   if (key.status !== 201) throw new Error(`create key: ${key.status} ${key.text}`);
   return key.body;
+}
+
+/** `tfgate` run from source as a child process against the service (its URL and key in the environment). */
+export function tfgateAgainst(svc: Pick<TestService, 'baseUrl' | 'apiKey'>) {
+  return (args: string[], env: Record<string, string> = {}) =>
+    execa(
+      process.execPath,
+      ['--import', join(ROOT, 'test/helpers/ts-register.mjs'), join(ROOT, 'src/cli/main.ts'), ...args],
+      {
+        cwd: ROOT,
+        env: { TFGATE_BASE_URL: svc.baseUrl, TFGATE_API_KEY: svc.apiKey, NO_COLOR: '1', ...env },
+        reject: false,
+      },
+    );
+}
+
+/**
+ * The CLI tests' service: started as startService does, with one approved package (and its observed state
+ * when given), and `tfgate` from source against it. The service is stopped if the package cannot be made.
+ */
+export async function startServiceWithPackage(
+  design: string | { package_id: string },
+  options: StartServiceOptions & { observedState?: string } = {},
+): Promise<{ svc: TestService; tfgate: ReturnType<typeof tfgateAgainst> }> {
+  const { observedState, ...serviceOptions } = options;
+  const svc = await startService(serviceOptions);
+  try {
+    await createApprovedPackage(svc, design, observedState === undefined ? {} : { observedState });
+  } catch (error) {
+    await svc.stop();
+    throw error;
+  }
+  return { svc, tfgate: tfgateAgainst(svc) };
 }

@@ -1,9 +1,7 @@
 // `tfgate run-task configure|show` against a real service: the key from TFGATE_RUN_TASK_HMAC_KEY or
 // generated and printed once (alone on stdout), the URL to paste, never the key afterwards. Real child processes.
-import { join, resolve } from 'node:path';
-import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApprovedPackage, startService, type TestService } from '../../helpers/service.js';
+import { startServiceWithPackage, type TestService, type tfgateAgainst } from '../../helpers/service.js';
 import { design, PLAN_CLEAN } from '../fixtures.js';
 import {
   type HcpTerraformDouble,
@@ -13,27 +11,20 @@ import {
   waitFor,
 } from './hcp-terraform-double.js';
 
-const ROOT = resolve(import.meta.dirname, '..', '..', '..');
 let svc: TestService;
+let tfgate: ReturnType<typeof tfgateAgainst>;
 let hcp: HcpTerraformDouble;
 
 beforeAll(async () => {
   hcp = await startHcpTerraformDouble();
-  svc = await startService({ env: { TFGATE_RUN_TASK_ALLOWED_ORIGINS: hcp.origin } });
-  await createApprovedPackage(svc, design('payments'));
+  ({ svc, tfgate } = await startServiceWithPackage(design('payments'), {
+    env: { TFGATE_RUN_TASK_ALLOWED_ORIGINS: hcp.origin },
+  }));
 }, 60_000);
 afterAll(async () => {
   await svc?.stop();
   await hcp?.close();
 });
-
-function tfgate(args: string[], env: Record<string, string> = {}) {
-  return execa(
-    process.execPath,
-    ['--import', join(ROOT, 'test/helpers/ts-register.mjs'), join(ROOT, 'src/cli/main.ts'), ...args],
-    { cwd: ROOT, env: { TFGATE_BASE_URL: svc.baseUrl, TFGATE_API_KEY: svc.apiKey, ...env }, reject: false },
-  );
-}
 
 describe('tfgate run-task', () => {
   it('generates a key, prints it once alone on stdout, and HCP Terraform requests signed with it are accepted', async () => {
