@@ -73,6 +73,10 @@ describe('tfgate gate says which state the service judged', () => {
   }, 120_000);
 });
 
+/** `tfgate state-source set` on package ledger with one --config setting. */
+const setLedgerSource = (type: string, config: string) =>
+  tfgate(['state-source', 'set', '--package', 'ledger', '--type', type, '--config', config]);
+
 describe('tfgate state-source', () => {
   it('set, show and clear, in text and JSON; settings from --config and --config-json', async () => {
     const none = await tfgate(['state-source', 'show', '--package', 'ledger']);
@@ -116,16 +120,7 @@ describe('tfgate state-source', () => {
 
   it('refuses a secret setting on the command line before sending anything (exit 1)', async () => {
     const before = await api<{ entries: unknown[] }>(svc, 'GET', `${CONFORMANCE}/packages/ledger/audit`);
-    const result = await tfgate([
-      'state-source',
-      'set',
-      '--package',
-      'ledger',
-      '--type',
-      'pg',
-      '--config',
-      'conn_str=postgres://u:p@h/d',
-    ]);
+    const result = await setLedgerSource('pg', 'conn_str=postgres://u:p@h/d');
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain('"conn_str" is a secret');
     expect(result.stderr).toContain('environment of tfgate serve');
@@ -134,16 +129,7 @@ describe('tfgate state-source', () => {
   });
 
   it("says the service's refusal in plain words: local is not allowed by default", async () => {
-    const result = await tfgate([
-      'state-source',
-      'set',
-      '--package',
-      'ledger',
-      '--type',
-      'local',
-      '--config',
-      'path=/tmp/x.tfstate',
-    ]);
+    const result = await setLedgerSource('local', 'path=/tmp/x.tfstate');
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain('the service does not allow the local backend');
     expect(result.stderr).toContain('--state-backends');
@@ -153,16 +139,7 @@ describe('tfgate state-source', () => {
     const type = await tfgate(['state-source', 'set', '--package', 'ledger', '--type', 'ftp']);
     expect(type.exitCode).toBe(1);
     expect(type.stderr).toContain('--type');
-    const pair = await tfgate([
-      'state-source',
-      'set',
-      '--package',
-      'ledger',
-      '--type',
-      'pg',
-      '--config',
-      'novalue',
-    ]);
+    const pair = await setLedgerSource('pg', 'novalue');
     expect(pair.exitCode).toBe(1);
     expect(pair.stderr).toContain('--config "novalue" is not key=value');
   });
