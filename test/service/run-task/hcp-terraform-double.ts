@@ -8,7 +8,10 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { expect } from 'vitest';
 import { z } from 'zod';
+import { api, CONFORMANCE, createApprovedPackage, type TestService } from '../../helpers/service.js';
+import { design } from '../fixtures.js';
 
 /**
  * The documented callback body (run tasks integration API, "Run Task Callback" > "Request Body" and
@@ -275,4 +278,18 @@ export async function waitFor<T>(
     if (Date.now() > until) throw new Error('waitFor: timed out');
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** The tfgate side: an approved package `packageId` with a run task configured (201); answers its URL. */
+export async function configureRunTask(
+  service: TestService,
+  packageId: string,
+  body: { hmac_key: string; min_severity?: string },
+): Promise<string> {
+  await createApprovedPackage(service, design(packageId));
+  const put = await api<{ url: string }>(service, 'PUT', `${CONFORMANCE}/packages/${packageId}/run-task`, {
+    body,
+  });
+  expect(put.status).toBe(201);
+  return put.body.url;
 }

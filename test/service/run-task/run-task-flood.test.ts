@@ -8,9 +8,10 @@ import { RUN_TASK_REFUSALS } from '../../../src/service/http/routes-run-task.js'
 import type { Store } from '../../../src/service/store/index.js';
 import { requestFrom } from '../../helpers/from-address.js';
 import { startPostgres, type TestPostgres } from '../../helpers/postgres.js';
-import { api, CONFORMANCE, createApprovedPackage, startService } from '../../helpers/service.js';
-import { design, PLAN_CLEAN } from '../fixtures.js';
+import { startService } from '../../helpers/service.js';
+import { PLAN_CLEAN } from '../fixtures.js';
 import {
+  configureRunTask,
   type HcpTerraformDouble,
   planIdOf,
   sendRunTask,
@@ -36,17 +37,7 @@ beforeAll(async () => {
     env: { ...env, TFGATE_DATABASE_URL: postgres.createDatabase('tfgate_run_task_flood') },
   });
   for (const kind of STORES) {
-    await createApprovedPackage(services[kind]!, design('payments'));
-    const put = await api<{ url: string }>(
-      services[kind]!,
-      'PUT',
-      `${CONFORMANCE}/packages/payments/run-task`,
-      {
-        body: { hmac_key: KEY },
-      },
-    );
-    expect(put.status).toBe(201);
-    urls[kind] = put.body.url;
+    urls[kind] = await configureRunTask(services[kind]!, 'payments', { hmac_key: KEY });
   }
 }, 180_000);
 

@@ -7,15 +7,10 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgres, type TestPostgres } from '../../helpers/postgres.js';
+import { api, CONFORMANCE, startService, type TestService } from '../../helpers/service.js';
+import { PLAN_BLOCKED, PLAN_CLEAN } from '../fixtures.js';
 import {
-  api,
-  CONFORMANCE,
-  createApprovedPackage,
-  startService,
-  type TestService,
-} from '../../helpers/service.js';
-import { design, PLAN_BLOCKED, PLAN_CLEAN } from '../fixtures.js';
-import {
+  configureRunTask,
   documentedTaskResultSchema,
   type HcpTerraformDouble,
   planIdOf,
@@ -47,14 +42,8 @@ function expectDocumented(payload: Record<string, unknown>) {
   }
 }
 
-async function configure(service: TestService, packageId: string): Promise<string> {
-  await createApprovedPackage(service, design(packageId));
-  const put = await api<{ url: string }>(service, 'PUT', `${CONFORMANCE}/packages/${packageId}/run-task`, {
-    body: { hmac_key: KEY },
-  });
-  expect(put.status).toBe(201);
-  return put.body.url;
-}
+const configure = (service: TestService, packageId: string) =>
+  configureRunTask(service, packageId, { hmac_key: KEY });
 
 describe('embedded store: kill -9 mid-task', () => {
   it('a restarted service finishes the task the killed one held', async () => {

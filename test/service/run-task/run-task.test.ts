@@ -11,6 +11,7 @@ import {
 } from '../../helpers/service.js';
 import { design, PLAN_BLOCKED, PLAN_CLEAN, planJson as planJsonOf } from '../fixtures.js';
 import {
+  configureRunTask,
   documentedTaskResultSchema,
   type HcpTerraformDouble,
   planIdOf,
@@ -31,12 +32,7 @@ beforeAll(async () => {
   service = await startService({
     env: { TFGATE_RUN_TASK_ALLOWED_ORIGINS: hcp.origin, TFGATE_MAX_BODY: '64KiB' },
   });
-  await createApprovedPackage(service, design('payments'));
-  const put = await api<{ url: string }>(service, 'PUT', `${CONFORMANCE}/packages/payments/run-task`, {
-    body: { hmac_key: KEY, min_severity: 'high' },
-  });
-  expect(put.status).toBe(201);
-  url = put.body.url;
+  url = await configureRunTask(service, 'payments', { hmac_key: KEY, min_severity: 'high' });
 }, 60_000);
 
 afterAll(async () => {
