@@ -47,6 +47,20 @@ async function finalResult(payload: Record<string, unknown>) {
   return waitFor(() => callbacksOf(payload).find((c) => c.body.data.attributes.status !== 'running'));
 }
 
+/** The audit entry `run_task_decided` of the task, once there. */
+function decidedEntry(payload: Record<string, unknown>) {
+  return waitFor(async () => {
+    const audit = await api<{ entries: Array<{ event: string; details: Record<string, unknown> }> }>(
+      service,
+      'GET',
+      `${CONFORMANCE}/packages/payments/audit?limit=1000`,
+    );
+    return audit.body.entries.find(
+      (e) => e.event === 'run_task_decided' && e.details.task_result_id === payload.task_result_id,
+    );
+  });
+}
+
 function expectDocumented(payload: Record<string, unknown>) {
   const seen = callbacksOf(payload);
   expect(hcp.callbacks.filter((c) => c.taskResultId.startsWith('INVALID:'))).toEqual([]);
@@ -283,16 +297,7 @@ describe('delivery', () => {
     hcp.plans.set(planIdOf(payload), PLAN_CLEAN);
     hcp.failNextCallbacks(1, 404);
     expect((await sendRunTask(url, payload, KEY)).status).toBe(200);
-    const entry = await waitFor(async () => {
-      const audit = await api<{ entries: Array<{ event: string; details: Record<string, unknown> }> }>(
-        service,
-        'GET',
-        `${CONFORMANCE}/packages/payments/audit?limit=1000`,
-      );
-      return audit.body.entries.find(
-        (e) => e.event === 'run_task_decided' && e.details.task_result_id === payload.task_result_id,
-      );
-    });
+    const entry = await decidedEntry(payload);
     expect(entry.details).toMatchObject({ delivered: false, reason: 'HCP Terraform answered HTTP 404' });
     await new Promise((r) => setTimeout(r, 300));
     expect(callbacksOf(payload)).toEqual([]);
@@ -326,16 +331,7 @@ describe('delivery', () => {
     hcp.plans.set(planIdOf(payload), PLAN_BLOCKED);
     await sendRunTask(url, payload, KEY);
     await finalResult(payload);
-    const entry = await waitFor(async () => {
-      const audit = await api<{ entries: Array<{ event: string; details: Record<string, unknown> }> }>(
-        service,
-        'GET',
-        `${CONFORMANCE}/packages/payments/audit?limit=1000`,
-      );
-      return audit.body.entries.find(
-        (e) => e.event === 'run_task_decided' && e.details.task_result_id === payload.task_result_id,
-      );
-    });
+    const entry = await decidedEntry(payload);
     expect(entry.details).toMatchObject({
       run_id: payload.run_id,
       workspace: 'payments-prod',
