@@ -67,6 +67,12 @@ describe('tfgate run-task', () => {
     expect(res.exitCode).toBe(0);
     expect(res.stdout).toContain('Endpoint URL:');
     expect(res.stdout + res.stderr).not.toContain(key);
+    // The service holds that key: a request signed with it is accepted, one signed with another is not.
+    const url = `${svc.baseUrl}/v1/analysis/conformance/packages/payments/run-task`;
+    const payload = hcp.payload();
+    hcp.plans.set(planIdOf(payload), PLAN_CLEAN);
+    expect((await sendRunTask(url, payload, 'another-key-0123456789abcdefghijkl')).status).toBe(401);
+    expect((await sendRunTask(url, payload, key)).status).toBe(200);
   }, 30_000);
 
   it('refuses without a key, with a short key, or with both, in plain words', async () => {
@@ -84,6 +90,7 @@ describe('tfgate run-task', () => {
       TFGATE_RUN_TASK_HMAC_KEY: 'x'.repeat(40),
     });
     expect(both.exitCode).toBe(1);
+    expect(both.stderr).toMatch(/--generate-key/);
     const unknown = await tfgate(['run-task', 'show', '--package', 'nope']);
     expect(unknown.exitCode).toBe(1);
     expect(unknown.stderr).toMatch(/package nope was not found/);
