@@ -33,6 +33,7 @@ describe('tfgate gate says which state the service judged', () => {
       env: { TFGATE_STATE_BACKENDS: 'local' },
       observedState: STATE_CLEAN,
     });
+    let workspace: TerraformWorkspace | undefined;
     try {
       const pushed = await run(['gate', '--package', 'pushed']);
       expect(pushed.stdout).toMatch(/State judged: the snapshot pushed at \S+\./);
@@ -44,7 +45,7 @@ describe('tfgate gate says which state the service judged', () => {
           resource: { terraform_data: { ledger: { input: 1 } } },
         }),
       );
-      const workspace = TerraformWorkspace.create(dir);
+      workspace = TerraformWorkspace.create(dir);
       await workspace.init();
       await workspace.apply();
       await createApprovedPackage(local, design('from-backend'));
@@ -65,8 +66,8 @@ describe('tfgate gate says which state the service judged', () => {
       );
       const json = await run(['gate', '--package', 'from-backend', '--format', 'json', '--advisory']);
       expect(JSON.parse(json.stdout).state).toMatchObject({ source: 'local', serial: expect.any(Number) });
-      workspace.cleanup();
     } finally {
+      workspace?.cleanup();
       await local.stop();
       rmSync(dir, { recursive: true, force: true });
     }
