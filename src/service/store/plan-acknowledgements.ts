@@ -3,7 +3,7 @@
 // is audited with the key's name and account; revoked ones stay in the table for the record.
 import type { PlanAcknowledgement, PlanRule } from '../../model/index.js';
 import type { Principal } from '../types.js';
-import { insertAudit, packageEntry } from './audit.js';
+import { expiryEntry, insertAudit, packageEntry } from './audit.js';
 import { NotFoundError } from './errors.js';
 import { iso, type PackageRecord } from './rows.js';
 import type { SqlClient, SqlExecutor } from './sql.js';
@@ -145,13 +145,8 @@ export class PlanAcknowledgementRepository {
       if (rows.length === 0) return;
       await insertAudit(
         tx,
-        rows.map(toRecord).map((ack) => ({
-          event: 'acknowledgement_expired',
-          account: pkg.account,
-          packagePk: pkg.pk,
-          packageId: pkg.packageId,
-          keyName: ack.by,
-          details: {
+        rows.map(toRecord).map((ack) =>
+          expiryEntry(pkg, ack.by, {
             finding_id: ack.finding_id,
             rule: ack.rule,
             address: ack.address,
@@ -162,8 +157,8 @@ export class PlanAcknowledgementRepository {
             expires_at: ack.expires_at,
             observed_at: now,
             kind: 'plan',
-          },
-        })),
+          }),
+        ),
       );
     });
   }
