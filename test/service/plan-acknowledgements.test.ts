@@ -186,6 +186,53 @@ describe.each(STORES)('plan acknowledgements, %s store', (store) => {
     );
   }, 60_000);
 
+  it('audits what a replacement replaced and what a revocation revoked, expiry included', async () => {
+    const id = await createApprovedPackage(svc(), design(`pa-audit-${store}`));
+    const first = await acknowledge(id, { ...QUEUE, reason: 'first', expires_at: '2099-01-01T00:00:00Z' });
+    expect(first.status, first.text).toBe(201);
+    const second = await acknowledge(id, { ...QUEUE, reason: 'second', expires_at: '2098-01-01T00:00:00Z' });
+    expect(second.status, second.text).toBe(201);
+    const queueId = findingId(id, QUEUE.rule, QUEUE.address);
+    const revoked = await api(
+      svc(),
+      'DELETE',
+      `${CONFORMANCE}/packages/${id}/plan-acknowledgements/${queueId}`,
+    );
+    expect(revoked.status, revoked.text).toBe(200);
+    const audit = await api<{ entries: Array<{ event: string; details: Record<string, unknown> }> }>(
+      svc(),
+      'GET',
+      `${CONFORMANCE}/packages/${id}/audit?limit=1000`,
+    );
+    const details = (event: string) =>
+      audit.body.entries.filter((e) => e.event === event).map((e) => e.details);
+    const waiver = (reason: string, expires: string) => ({
+      finding_id: queueId,
+      ...QUEUE,
+      reason,
+      expires_at: new Date(expires).toISOString(),
+    });
+    const acknowledged = details('plan_finding_acknowledged');
+    expect(acknowledged).toHaveLength(2);
+    const replacing = acknowledged.find((d) => d.reason === 'second')!;
+    expect(replacing).toEqual({
+      ...waiver('second', '2098-01-01T00:00:00Z'),
+      replaces: {
+        ...waiver('first', '2099-01-01T00:00:00Z'),
+        by: 'bootstrap',
+        account: 'default',
+        at: expect.any(String),
+      },
+    });
+    expect(details('plan_acknowledgement_revoked')).toEqual([
+      {
+        ...waiver('second', '2098-01-01T00:00:00Z'),
+        acknowledged_by: 'bootstrap',
+        acknowledged_account: 'default',
+      },
+    ]);
+  }, 60_000);
+
   it('refuses a pattern, an unknown rule, a missing reason and an expiry in the past, in plain words', async () => {
     const id = await createApprovedPackage(svc(), design(`pa-bad-${store}`));
     const cases: Array<[unknown, RegExp]> = [

@@ -1,15 +1,13 @@
 // The design at a revision: the proposed (current) design and the approved one, for review and diff.
 import { designAtRevision } from '../core/design-revisions.js';
+import { PACKAGE_PATH } from './paths.js';
 import { defineRoute, type Route } from './router.js';
 import { designRevisionSchema } from './schemas.js';
-
-// routes.ts's BASE_PATH, restated: importing it from there would be an import cycle (routes.ts spreads this).
-const BASE_PATH = '/v1/analysis/conformance';
 
 export const DESIGN_ROUTES: readonly Route[] = [
   defineRoute({
     method: 'GET',
-    path: `${BASE_PATH}/packages/{package_id}/design`,
+    path: `${PACKAGE_PATH}/design`,
     operationId: 'getDesignRevision',
     summary:
       "The package's design at a revision: current (the default, proposed when not approved), approved, or a pushed revision",

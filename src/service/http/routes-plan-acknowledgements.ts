@@ -5,11 +5,11 @@ import {
   listPlanAcknowledgements,
   revokePlanAcknowledgement,
 } from '../core/plan-acknowledgements.js';
+import { PACKAGE_PATH } from './paths.js';
 import { defineRoute, type Route } from './router.js';
 import * as s from './schemas.js';
 
-// routes.ts's BASE_PATH, written out: importing it from there would make an import cycle.
-const PKG = '/v1/analysis/conformance/packages/{package_id}';
+const PKG = PACKAGE_PATH;
 const access = { scope: 'compliance:write', pkg: 'existing' } as const;
 
 export const PLAN_ACKNOWLEDGEMENT_ROUTES: readonly Route[] = [

@@ -6,11 +6,11 @@ import { SEVERITIES } from '../../model/index.js';
 import type { ServiceContext } from '../core/context.js';
 import { ServiceError } from '../core/errors.js';
 import { configureRunTask, receiveRunTask, SIGNATURE_HEADER, showRunTask } from '../core/run-task/index.js';
+import { BASE_PATH, PACKAGE_PATH } from './paths.js';
 import { FailureThrottle } from './rate-limit.js';
 import { defineRoute, type Route } from './router.js';
 
-const BASE_PATH = '/v1/analysis/conformance';
-const RUN_TASK_PATH = `${BASE_PATH}/packages/{package_id}/run-task` as const;
+const RUN_TASK_PATH = `${PACKAGE_PATH}/run-task` as const;
 
 export const runTaskConfigRequestSchema = z
   .object({

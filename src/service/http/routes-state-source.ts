@@ -4,9 +4,10 @@ import { timestampSchema } from '../../schemas/contract.js';
 import type { BackendValue } from '../../terraform/backend-state.js';
 import * as stateSource from '../core/state-source.js';
 import { STATE_BACKEND_TYPES, STATE_FALLBACKS } from '../types.js';
+import { PACKAGE_PATH } from './paths.js';
 import { defineRoute, type Route } from './router.js';
 
-const PKG = '/v1/analysis/conformance/packages/{package_id}/state-source' as const;
+const PKG = `${PACKAGE_PATH}/state-source` as const;
 
 const MAX_DEPTH = 4;
 const settingName = z

@@ -9,6 +9,7 @@ import { evaluatePlanUpload, evaluationBlockedError, pushObservedState } from '.
 import { gate, gateBlockedError } from '../core/gate.js';
 import * as packages from '../core/packages.js';
 import { GATE_MIN_PLAN } from '../types.js';
+import { BASE_PATH, PACKAGE_PATH } from './paths.js';
 import { BOOLEAN_VALUES, defineRoute, type QueryParam, type Reply, type Route } from './router.js';
 import { DESIGN_ROUTES } from './routes-design.js';
 import { PLAN_ACKNOWLEDGEMENT_ROUTES } from './routes-plan-acknowledgements.js';
@@ -16,8 +17,9 @@ import { RUN_TASK_ROUTES } from './routes-run-task.js';
 import { STATE_SOURCE_ROUTES } from './routes-state-source.js';
 import * as s from './schemas.js';
 
-export const BASE_PATH = '/v1/analysis/conformance';
-const PKG = `${BASE_PATH}/packages/{package_id}` as const;
+export { BASE_PATH } from './paths.js';
+
+const PKG = PACKAGE_PATH;
 
 const minSeverity = {
   description: `severity threshold: ${SEVERITIES.join(' < ')}; open findings at or above it block`,

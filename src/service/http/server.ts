@@ -113,6 +113,20 @@ export function createServiceServer(ctx: ServiceContext, version: string): Servi
     ctx.config.rateLimit,
     ctx.config.rateBurst ?? Math.max(1, Math.ceil(ctx.config.rateLimit * 2)),
   );
+  /** Counts one request of an API key (API and /ui alike); the 429 once its bucket is empty. */
+  const takeKeyRequest = (keyId: string): void => {
+    const wait = limiter.take(keyId);
+    if (wait > 0) {
+      throw new ServiceError(
+        429,
+        'rate_limited',
+        `too many requests for this API key; retry after ${wait} s`,
+        {
+          headers: { 'Retry-After': String(wait) },
+        },
+      );
+    }
+  };
   const signIns = new FailureThrottle({ ...SIGN_IN_THROTTLE, on: ctx.config.addressLimits === 'on' });
 
   async function dispatch(req: IncomingMessage, url: URL, log: Record<string, unknown>): Promise<Reply> {
@@ -148,17 +162,7 @@ export function createServiceServer(ctx: ServiceContext, version: string): Servi
       );
       log.account = authenticated.principal.account;
       log.key_id = authenticated.principal.keyId;
-      const wait = limiter.take(authenticated.principal.keyId);
-      if (wait > 0) {
-        throw new ServiceError(
-          429,
-          'rate_limited',
-          `too many requests for this API key; retry after ${wait} s`,
-          {
-            headers: { 'Retry-After': String(wait) },
-          },
-        );
-      }
+      takeKeyRequest(authenticated.principal.keyId);
       if (invalidParameter) {
         // The contract's order up to the scope and plan checks; then 400 where 404 would be looked up.
         authorize(authenticated, { ...route.access, pkg: undefined }, undefined);
@@ -246,7 +250,7 @@ export function createServiceServer(ctx: ServiceContext, version: string): Servi
       const url = requestUrl(req.url);
       log.path = url.pathname;
       reply = isUiPath(url.pathname)
-        ? await handleUi(ctx, req, url, (keyId) => limiter.take(keyId), signIns)
+        ? await handleUi(ctx, req, url, takeKeyRequest, signIns)
         : await dispatch(req, url, log);
     } catch (error) {
       reply = errorReply(error, log);

@@ -40,6 +40,25 @@ export function packageEntry(
   return { ...actorEntry(actor, event, details), packagePk: pkg.pk, packageId: pkg.packageId };
 }
 
+/**
+ * `acknowledgement_expired`, seen at a decision (drift or plan): no key acted, so the row names the key that
+ * made the acknowledgement.
+ */
+export function expiryEntry(
+  pkg: Pick<PackageRecord, 'pk' | 'packageId' | 'account'>,
+  acknowledgedBy: string | null,
+  details: Record<string, unknown>,
+): AuditEntry {
+  return {
+    event: 'acknowledgement_expired',
+    account: pkg.account,
+    packagePk: pkg.pk,
+    packageId: pkg.packageId,
+    keyName: acknowledgedBy,
+    details,
+  };
+}
+
 /** Inserts audit rows in one statement, inside the caller's transaction (or on their own). */
 export async function insertAudit(db: SqlExecutor, entries: AuditEntry[]): Promise<void> {
   const params: unknown[] = [];

@@ -1,7 +1,7 @@
 // Drift findings and their acknowledgements. The drift check writes findings (drift-checks.ts).
 import type { DriftFinding, FindingStatus } from '../../model/index.js';
 import type { Principal } from '../types.js';
-import { insertAudit, packageEntry } from './audit.js';
+import { expiryEntry, insertAudit, packageEntry } from './audit.js';
 import { type StoreCaches, writeState } from './caches.js';
 import { ConflictError, NotFoundError } from './errors.js';
 import { FINDING_COLUMNS, type FindingRow, iso, type PackageRecord, toFinding } from './rows.js';
@@ -106,13 +106,8 @@ export class FindingRepository {
       if (rows.length > 0) {
         await insertAudit(
           tx,
-          rows.map((row) => ({
-            event: 'acknowledgement_expired',
-            account: pkg.account,
-            packagePk: pkg.pk,
-            packageId: pkg.packageId,
-            keyName: row.ack_by,
-            details: {
+          rows.map((row) =>
+            expiryEntry(pkg, row.ack_by, {
               finding_id: row.id,
               rule: row.rule,
               severity: row.severity,
@@ -124,8 +119,8 @@ export class FindingRepository {
               expires_at: iso(row.ack_expires_at),
               observed_at: now,
               kind: 'drift',
-            },
-          })),
+            }),
+          ),
         );
       }
       return rows.map((row) => row.id);

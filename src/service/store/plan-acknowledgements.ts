@@ -3,10 +3,10 @@
 // is audited with the key's name and account; revoked ones stay in the table for the record.
 import type { PlanAcknowledgement, PlanRule } from '../../model/index.js';
 import type { Principal } from '../types.js';
-import { insertAudit, packageEntry } from './audit.js';
+import { expiryEntry, insertAudit, packageEntry } from './audit.js';
 import { NotFoundError } from './errors.js';
 import { iso, type PackageRecord } from './rows.js';
-import type { SqlClient } from './sql.js';
+import type { SqlClient, SqlExecutor } from './sql.js';
 
 const COLUMNS = 'finding_id, rule, address, reason, expires_at, account, key_name, at';
 
@@ -33,6 +33,21 @@ function toRecord(row: Row): PlanAcknowledgement {
   };
   if (row.expires_at != null) record.expires_at = iso(row.expires_at);
   return record;
+}
+
+/** The finding and waiver an audit entry about an acknowledgement names. */
+function auditedFields(record: PlanAcknowledgement): Record<string, unknown> {
+  const { finding_id, rule, address, reason, expires_at } = record;
+  return { finding_id, rule, address, reason, ...(expires_at === undefined ? {} : { expires_at }) };
+}
+
+/** Revokes the acknowledgement that holds for a finding, if any; answers it (none or one row). */
+function revokeHolding(tx: SqlExecutor, principal: Principal, pkg: PackageRecord, findingId: string) {
+  return tx.query<Row>(
+    `UPDATE plan_acknowledgements SET revoked_at = now(), revoked_by = $3, revoked_account = $4
+      WHERE package_pk = $1 AND finding_id = $2 AND revoked_at IS NULL RETURNING ${COLUMNS}`,
+    [pkg.pk, findingId, principal.keyName, principal.account],
+  );
 }
 
 export interface NewPlanAcknowledgement {
@@ -64,11 +79,7 @@ export class PlanAcknowledgementRepository {
     return this.db.transaction(async (tx) => {
       // Serialises writes to one package's acknowledgements (two instances acknowledging the same finding).
       await tx.query('SELECT pk FROM packages WHERE pk = $1 FOR NO KEY UPDATE', [pkg.pk]);
-      const { rows: replaced } = await tx.query<Row>(
-        `UPDATE plan_acknowledgements SET revoked_at = now(), revoked_by = $3, revoked_account = $4
-          WHERE package_pk = $1 AND finding_id = $2 AND revoked_at IS NULL RETURNING ${COLUMNS}`,
-        [pkg.pk, ack.findingId, principal.keyName, principal.account],
-      );
+      const { rows: replaced } = await revokeHolding(tx, principal, pkg, ack.findingId);
       const { rows } = await tx.query<Row>(
         `INSERT INTO plan_acknowledgements (package_pk, finding_id, rule, address, reason, expires_at, account, key_id, key_name)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${COLUMNS}`,
@@ -87,11 +98,7 @@ export class PlanAcknowledgementRepository {
       const record = toRecord(rows[0]!);
       await insertAudit(tx, [
         packageEntry(principal, pkg, 'plan_finding_acknowledged', {
-          finding_id: record.finding_id,
-          rule: record.rule,
-          address: record.address,
-          reason: record.reason,
-          ...(record.expires_at === undefined ? {} : { expires_at: record.expires_at }),
+          ...auditedFields(record),
           ...(replaced[0] ? { replaces: toRecord(replaced[0]) } : {}),
         }),
       ]);
@@ -102,11 +109,7 @@ export class PlanAcknowledgementRepository {
   /** Revokes the acknowledgement that holds for a finding; NotFoundError when none does. */
   revoke(principal: Principal, pkg: PackageRecord, findingId: string): Promise<PlanAcknowledgement> {
     return this.db.transaction(async (tx) => {
-      const { rows } = await tx.query<Row>(
-        `UPDATE plan_acknowledgements SET revoked_at = now(), revoked_by = $3, revoked_account = $4
-          WHERE package_pk = $1 AND finding_id = $2 AND revoked_at IS NULL RETURNING ${COLUMNS}`,
-        [pkg.pk, findingId, principal.keyName, principal.account],
-      );
+      const { rows } = await revokeHolding(tx, principal, pkg, findingId);
       if (!rows[0]) {
         throw new NotFoundError(
           { code: 'plan_acknowledgement_not_found', packageId: pkg.packageId, findingId },
@@ -116,13 +119,9 @@ export class PlanAcknowledgementRepository {
       const record = toRecord(rows[0]);
       await insertAudit(tx, [
         packageEntry(principal, pkg, 'plan_acknowledgement_revoked', {
-          finding_id: record.finding_id,
-          rule: record.rule,
-          address: record.address,
-          reason: record.reason,
+          ...auditedFields(record),
           acknowledged_by: record.by,
           acknowledged_account: record.account,
-          ...(record.expires_at === undefined ? {} : { expires_at: record.expires_at }),
         }),
       ]);
       return record;
@@ -146,13 +145,8 @@ export class PlanAcknowledgementRepository {
       if (rows.length === 0) return;
       await insertAudit(
         tx,
-        rows.map(toRecord).map((ack) => ({
-          event: 'acknowledgement_expired',
-          account: pkg.account,
-          packagePk: pkg.pk,
-          packageId: pkg.packageId,
-          keyName: ack.by,
-          details: {
+        rows.map(toRecord).map((ack) =>
+          expiryEntry(pkg, ack.by, {
             finding_id: ack.finding_id,
             rule: ack.rule,
             address: ack.address,
@@ -163,8 +157,8 @@ export class PlanAcknowledgementRepository {
             expires_at: ack.expires_at,
             observed_at: now,
             kind: 'plan',
-          },
-        })),
+          }),
+        ),
       );
     });
   }

@@ -5,6 +5,9 @@ import { insertAudit } from './audit.js';
 import { KEY_COLUMNS, type KeyRow, toKey } from './rows.js';
 import type { SqlClient } from './sql.js';
 
+/** Removes expired sessions: at every sign-in and by the periodic sweep (ui-session-sweeper.ts). */
+const DELETE_EXPIRED = 'DELETE FROM ui_sessions WHERE expires_at <= now()';
+
 export interface UiSession {
   principal: Principal;
   csrfToken: string;
@@ -16,7 +19,7 @@ export class UiSessionRepository {
   /** Stores a session for the key; expired sessions are removed on the way. Audited as a sign-in. */
   async create(tokenHash: string, principal: Principal, csrfToken: string, ttlMs: number): Promise<void> {
     await this.db.transaction(async (tx) => {
-      await tx.query('DELETE FROM ui_sessions WHERE expires_at <= now()');
+      await tx.query(DELETE_EXPIRED);
       await tx.query(
         `INSERT INTO ui_sessions (token_hash, key_id, csrf_token, expires_at)
          VALUES ($1, $2, $3, now() + ($4::int * interval '1 millisecond'))`,
@@ -47,9 +50,7 @@ export class UiSessionRepository {
 
   /** Removes the sessions that have expired (the service sweeps them at start and periodically); how many. */
   async deleteExpired(): Promise<number> {
-    const { rows } = await this.db.query(
-      'DELETE FROM ui_sessions WHERE expires_at <= now() RETURNING token_hash',
-    );
+    const { rows } = await this.db.query(`${DELETE_EXPIRED} RETURNING token_hash`);
     return rows.length;
   }
 

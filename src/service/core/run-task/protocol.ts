@@ -11,7 +11,6 @@ import { z } from 'zod';
 export const VERIFICATION_TOKEN = 'test-token';
 export const SIGNATURE_HEADER = 'x-tfc-task-signature';
 export const JSON_API_MEDIA_TYPE = 'application/vnd.api+json';
-export const RUN_TASK_STAGES = ['pre_plan', 'post_plan', 'pre_apply', 'post_apply'] as const;
 
 /** What tfgate reads of the request payload; other documented fields are kept but not needed. */
 export const runTaskRequestSchema = z.looseObject({

@@ -296,8 +296,8 @@ export async function handleUi(
   ctx: ServiceContext,
   req: IncomingMessage,
   url: URL,
-  /** The API's per-key rate limit: seconds to wait, or 0. A session counts against its key's budget. */
-  rateLimit: (keyId: string) => number,
+  /** The API's per-key rate limit: throws the 429 when spent. A session counts against its key's budget. */
+  takeKeyRequest: (keyId: string) => void,
   /** Failed sign-ins per client address (sign-in.ts). */
   signIns: FailureThrottle,
 ): Promise<Reply> {
@@ -329,17 +329,7 @@ export async function handleUi(
         throw new ServiceError(401, 'session_required', 'your session has ended; sign in again');
       return redirect('/ui/login');
     }
-    const wait = rateLimit(session.principal.keyId);
-    if (wait > 0) {
-      throw new ServiceError(
-        429,
-        'rate_limited',
-        `too many requests for this API key; retry after ${wait} s`,
-        {
-          headers: { 'Retry-After': String(wait) },
-        },
-      );
-    }
+    takeKeyRequest(session.principal.keyId);
     if (path === '/ui' || path === '/ui/') return redirect('/ui/packages');
     for (const route of PAGE_ROUTES) {
       const m = route.pattern.exec(path);
