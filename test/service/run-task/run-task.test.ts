@@ -123,6 +123,19 @@ describe('signature and origins', () => {
     expect(hcp.requests.length).toBe(before);
   });
 
+  it('refuses a signed body that is not a run task request, naming the field', async () => {
+    const callbacksBefore = hcp.callbacks.length;
+    const { task_result_id: _, ...payload } = hcp.payload();
+    const missing = await sendRunTask(url, payload, KEY);
+    expect(missing.status).toBe(400);
+    expect(JSON.parse(missing.text).error).toMatchObject({ code: 'invalid_run_task_request' });
+    expect(missing.text).toContain('\\"task_result_id\\" is missing or not as documented');
+    const longStage = await sendRunTask(url, { ...hcp.payload(), stage: 'x'.repeat(201) }, KEY);
+    expect(longStage.status).toBe(400);
+    expect(longStage.text).toContain('\\"stage\\"');
+    expect(hcp.callbacks).toHaveLength(callbacksBefore);
+  });
+
   it('refuses a callback or plan URL on an origin the operator did not allow, sending nothing', async () => {
     const before = hcp.requests.length;
     for (const field of ['task_result_callback_url', 'plan_json_api_url']) {

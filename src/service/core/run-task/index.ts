@@ -158,15 +158,21 @@ export async function receiveRunTask(
   if (!matched) throw refusedSignature();
   const { pkg } = matched;
   let request: RunTaskRequest;
+  let problem = 'it is not JSON';
   try {
     const parsed = runTaskRequestSchema.safeParse(parseUntrustedJson(bytes, MAX_REQUEST_BYTES));
-    if (!parsed.success) throw new Error('fields');
+    if (!parsed.success) {
+      // The field, in the payload's own words; never the schema library's message.
+      const field = parsed.error.issues[0]?.path.join('.') || 'the body';
+      problem = `"${field}" is missing or not as documented`;
+      throw new Error(problem);
+    }
     request = parsed.data;
   } catch {
     throw new ServiceError(
       400,
       'invalid_run_task_request',
-      "the body is not a run task request (payload_version 1 with stage, access_token, task_result_id and task_result_callback_url); see HCP Terraform's run tasks integration API",
+      `the body is not a run task request: ${problem} (payload_version 1 with stage, access_token, task_result_id and task_result_callback_url); see HCP Terraform's run tasks integration API`,
     );
   }
   if (request.access_token === VERIFICATION_TOKEN) {

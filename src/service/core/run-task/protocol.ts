@@ -15,7 +15,7 @@ export const JSON_API_MEDIA_TYPE = 'application/vnd.api+json';
 /** What tfgate reads of the request payload; other documented fields are kept but not needed. */
 export const runTaskRequestSchema = z.looseObject({
   payload_version: z.literal(1),
-  stage: z.string().min(1),
+  stage: z.string().min(1).max(200),
   access_token: z.string().min(1),
   task_result_id: z.string().min(1).max(200),
   task_result_callback_url: z.string().min(1),
