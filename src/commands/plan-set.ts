@@ -6,6 +6,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { UsageError } from '../errors/index.js';
 import { readFileWithin } from '../fs/read-within.js';
+import { packageIdSchema } from '../options/common.js';
 import type { PlanInputOption } from './plan-input.js';
 import type { RouteOption } from './route.js';
 
@@ -351,7 +352,7 @@ function mapEntry(raw: unknown, at: string): PlanMapEntry {
       hint: 'a plan JSON is read as it is; chdir is where `terraform show -json` runs for a saved plan',
     });
   }
-  if (entry.package !== undefined && !/^[a-z0-9][a-z0-9._-]{0,62}$/.test(entry.package)) {
+  if (entry.package !== undefined && !packageIdSchema.safeParse(entry.package).success) {
     throw new UsageError('invalid_plan_map', `${at}.package "${entry.package}" is not a package id`, {
       hint: 'a package id is 1-63 of a-z 0-9 . _ - and starts with a letter or digit',
     });

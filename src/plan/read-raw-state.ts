@@ -7,7 +7,7 @@
 import type { Readable } from 'node:stream';
 import { InvalidPlanError } from '../errors/index.js';
 import type { ObservedResource, ObservedStateInput } from '../model/index.js';
-import { isMode, isString, missingFields, quote, typeName } from './checks.js';
+import { isMode, isNonEmptyString, isString, missingFields, quote, typeName } from './checks.js';
 import { instanceKeyString } from './instance-key.js';
 import type { StateIdentity } from './read-state.js';
 import { type ScanContext, scanStream } from './scan-stream.js';
@@ -33,11 +33,6 @@ interface RawResource {
 interface RawStateJson extends StateIdentity {
   terraform_version?: string;
   resources?: RawResource[];
-}
-
-function isNonEmpty(value: unknown): Problem | undefined {
-  if (typeof value !== 'string') return { message: `expected a string, found ${typeName(value)}` };
-  return value === '' ? { message: 'expected a non-empty string, found ""' } : undefined;
 }
 
 /** Terraform reads a JSON number as a float64 and keeps its integer part; tfgate takes integers only. */
@@ -77,8 +72,8 @@ const resourceNode = objectNode(
   {
     module: valueNode(isString),
     mode: valueNode(isMode),
-    type: valueNode(isNonEmpty),
-    name: valueNode(isNonEmpty),
+    type: valueNode(isNonEmptyString),
+    name: valueNode(isNonEmptyString),
     instances: arrayNode('an array of resource instances', instanceNode),
   },
   { close: (resource) => missingFields(resource, ['mode', 'type', 'name']), skipped: ['each', 'provider'] },

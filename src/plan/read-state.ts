@@ -119,33 +119,3 @@ export interface StateIdentity {
   serial: number;
   lineage: string;
 }
-
-const identityNode = objectNode(
-  'a JSON object (a raw Terraform state, as `terraform state pull` prints it)',
-  {
-    serial: valueNode((value) =>
-      typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
-        ? undefined
-        : { message: 'expected a non-negative integer' },
-    ),
-    lineage: valueNode(isString),
-  },
-  {
-    close: (state) => missingFields(state, ['serial', 'lineage']),
-    skipped: ['version', 'terraform_version', 'outputs', 'resources', 'check_results'],
-  },
-);
-
-/** The serial and lineage of a raw state (`terraform state pull`), streamed: resources are skipped unread. */
-export async function readStateIdentity(
-  input: Readable | AsyncIterable<Uint8Array>,
-  options: { description?: string } = {},
-): Promise<StateIdentity> {
-  const context: ScanContext = {
-    description: options.description ?? 'the raw state',
-    expected: 'a raw Terraform state (terraform state pull)',
-    hint: 'the backend returned something that is not a Terraform state: check its settings',
-  };
-  const state = (await scanStream(input, new JsonScanner(identityNode), context)) as StateIdentity;
-  return { serial: state.serial, lineage: state.lineage };
-}

@@ -19,6 +19,7 @@ import { findingId } from './finding-id.js';
 import {
   byAddressThenRule,
   describe,
+  evaluateEntrypoint,
   evaluationFailed,
   exactBuffer,
   type PlanEvaluation,
@@ -122,10 +123,7 @@ export class PolicyEngine {
 
   /** Evaluate observed state against the design: the drift rules. */
   evaluateDrift(data: PolicyData, state: ObservedStateInput): DetectedDrift[] {
-    const [output] = this.run(DRIFT_ENTRYPOINT, data, [serializeState(state)], (result) =>
-      driftOutputSchema.parse(result),
-    );
-    if (!output) throw new Error('unreachable: one input gives one output');
+    const output = driftOutputSchema.parse(this.run(DRIFT_ENTRYPOINT, data, serializeState(state)));
     if (output.errors.length > 0) {
       throw new InvalidPlanError(`the observed state cannot be evaluated: ${output.errors.join('; ')}`, {
         hint: 'pass the output of `terraform show -json` on the state',
@@ -148,40 +146,18 @@ export class PolicyEngine {
       .sort(byAddressThenRule);
   }
 
-  /**
-   * Evaluate each input on one fresh instance whose memory is sized up front from the largest input:
-   * opa-wasm grows memory a page at a time, which is slow. Each evaluation reuses the input area.
-   */
-  private run<T>(
-    entrypoint: string,
-    data: PolicyData,
-    inputs: Uint8Array[],
-    parse: (result: unknown) => T,
-  ): T[] {
+  /** Evaluate one input on a fresh instance whose memory is sized up front (opa-wasm grows it a page at a time). */
+  private run(entrypoint: string, data: PolicyData, input: Uint8Array): unknown {
     const dataBytes = new TextEncoder().encode(JSON.stringify({ [POLICY_DATA_ROOT]: data }));
-    const largest = Math.max(0, ...inputs.map((input) => input.byteLength));
-    const needed = MEMORY_BASE_BYTES + MEMORY_PER_INPUT_BYTE * (dataBytes.byteLength + largest);
+    const needed = MEMORY_BASE_BYTES + MEMORY_PER_INPUT_BYTE * (dataBytes.byteLength + input.byteLength);
     const pages = Math.min(MEMORY_MAX_PAGES, Math.ceil(needed / WASM_PAGE));
-    const outputs: T[] = [];
     try {
       const policy: LoadedPolicy = opaWasm.loadPolicySync(this.module as never, { initial: pages });
       policy.setData(exactBuffer(dataBytes));
-      for (const input of inputs) {
-        const resultSet: unknown = policy.evaluate(exactBuffer(input), entrypoint);
-        const first = Array.isArray(resultSet)
-          ? (resultSet[0] as { result?: unknown } | undefined)
-          : undefined;
-        if (first?.result === undefined) {
-          throw new NoDecisionError('policy_undefined', `the policy gave no result for ${entrypoint}`, {
-            hint: 'the policy.wasm does not define this entrypoint; rebuild it with scripts/build-policy.sh',
-          });
-        }
-        outputs.push(parse(first.result));
-      }
+      return evaluateEntrypoint(policy, input, entrypoint);
     } catch (error) {
       throw evaluationFailed(error);
     }
-    return outputs;
   }
 }
 
@@ -209,8 +185,6 @@ function serializeState(state: ObservedStateInput): Uint8Array {
 
 // The policy's output is a boundary too (a bundle may carry its own wasm): check its shape, with the
 // contract's schemas less what tfgate adds (the finding id).
-// expired_acknowledgements defaults to none: a bundle's older policy.wasm knows no acknowledgements, so its
-// findings all block (fail closed).
 const driftOutputSchema = z.object({
   findings: z.array(
     driftFindingSchema.pick({

@@ -74,15 +74,7 @@ export class PlanSession {
 
   #evaluate(input: Uint8Array): PlanOutput {
     try {
-      const policy = this.#open(input.byteLength);
-      const resultSet: unknown = policy.evaluate(exactBuffer(input), PLAN_ENTRYPOINT);
-      const first = Array.isArray(resultSet) ? (resultSet[0] as { result?: unknown } | undefined) : undefined;
-      if (first?.result === undefined) {
-        throw new NoDecisionError('policy_undefined', `the policy gave no result for ${PLAN_ENTRYPOINT}`, {
-          hint: 'the policy.wasm does not define this entrypoint; rebuild it with scripts/build-policy.sh',
-        });
-      }
-      return planOutputSchema.parse(first.result);
+      return planOutputSchema.parse(evaluateEntrypoint(this.#open(input.byteLength), input, PLAN_ENTRYPOINT));
     } catch (error) {
       throw evaluationFailed(error);
     }
@@ -109,6 +101,22 @@ export class PlanSession {
     }
     return policy;
   }
+}
+
+/** The entrypoint's result for `input`; a policy that defines none gives no decision. */
+export function evaluateEntrypoint(
+  policy: import('@open-policy-agent/opa-wasm').LoadedPolicy,
+  input: Uint8Array,
+  entrypoint: string,
+): unknown {
+  const resultSet: unknown = policy.evaluate(exactBuffer(input), entrypoint);
+  const first = Array.isArray(resultSet) ? (resultSet[0] as { result?: unknown } | undefined) : undefined;
+  if (first?.result === undefined) {
+    throw new NoDecisionError('policy_undefined', `the policy gave no result for ${entrypoint}`, {
+      hint: 'the policy.wasm does not define this entrypoint; rebuild it with scripts/build-policy.sh',
+    });
+  }
+  return first.result;
 }
 
 /** opa-wasm throws strings on aborts (out of memory, conflicting rule outputs); zod throws on a bad shape. */

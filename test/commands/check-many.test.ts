@@ -186,6 +186,16 @@ describe('many plans, one verdict', () => {
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain('names package corpus-cloud but no bundle');
   });
+
+  it('a map entry whose package is not a package id is a usage error naming the entry', async () => {
+    await writeFile(
+      join(repo, 'bad-id.yaml'),
+      'plans:\n  - plan_json: stacks/app/plan.json\n    package: Bad_ID\n',
+    );
+    const result = await check('--plan-map', 'bad-id.yaml');
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('plans[0].package "Bad_ID" is not a package id');
+  });
 });
 
 describe('one report for all, grouped by root', () => {

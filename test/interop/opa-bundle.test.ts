@@ -1,10 +1,12 @@
 // The real opa reads our bundles: it verifies the signature and digests, and evaluates the Rego.
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assembleBundle, type PolicySources } from '../../src/policy/bundle/build.js';
+import { verifyBundle } from '../../src/policy/bundle/verify.js';
 import {
   entry,
   extractBundle,
@@ -103,6 +105,46 @@ describe('opa build --verification-key', () => {
     const result = await opaBuild(await writeBundle('foreign.tar.gz', foreign), '--scope', 'payments');
     expect(result.exitCode).not.toBe(0);
     expect(result.all).toMatch(/verification error/i);
+  });
+
+  it('refuses, as tfgate does, a signature with one base64url character appended (a 3072-bit key: 512 characters)', async () => {
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 3072 });
+    const signed = assembleBundle(
+      { packageId: 'payments', data: STAND_IN_DATA, policy },
+      { signingKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() },
+    );
+    const stray = rewriteBundle(signed, (entries) =>
+      entries.map((e) => {
+        if (e.name !== '.signatures.json') return e;
+        const token = (JSON.parse(e.data.toString()) as { signatures: string[] }).signatures[0]!;
+        return { ...e, data: Buffer.from(JSON.stringify({ signatures: [`${token}A`] })) };
+      }),
+    );
+    const publicPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    const keyPath = join(dir, 'public-3072.pem');
+    await writeFile(keyPath, publicPem);
+    const path = await writeBundle('stray.tar.gz', stray);
+    const result = await execa(
+      'opa',
+      [
+        'build',
+        '-b',
+        path,
+        '--verification-key',
+        keyPath,
+        '--scope',
+        'payments',
+        '-o',
+        join(dir, 'stray-out.tar.gz'),
+      ],
+      { reject: false, all: true },
+    );
+    expect(result.exitCode).not.toBe(0);
+    await expect(verifyBundle(stray, { publicKeyPem: publicPem })).rejects.toMatchObject({
+      code: 'signature_malformed',
+    });
+    // Without the stray character both accept it: the refusal is the encoding's.
+    await expect(verifyBundle(signed, { publicKeyPem: publicPem })).resolves.toMatchObject({ signed: true });
   });
 
   it('hashes structured files exactly as opa does, for awkward JSON (unicode, escapes, nesting)', async () => {

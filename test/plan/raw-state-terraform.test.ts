@@ -201,7 +201,7 @@ describe.each([
     }
   });
 
-  it('the same identity as readStateIdentity reads', async () => {
+  it('the same identity (serial, lineage) as JSON.parse reads', async () => {
     const { identity } = await readRawState(streamOf(raw));
     const parsed = JSON.parse(raw) as { serial: number; lineage: string };
     expect(identity).toEqual({ serial: parsed.serial, lineage: parsed.lineage });

@@ -334,6 +334,18 @@ describe('bundle verification refuses', () => {
     );
   });
 
+  it('a JWS part of 4n+1 characters is not base64url: refused as OPA refuses it, though Buffer would drop the stray one', async () => {
+    const withStray = rewriteBundle(bundle, (entries) =>
+      entries.map((e) => {
+        if (e.name !== '.signatures.json') return e;
+        const token = (JSON.parse(e.data.toString()) as { signatures: string[] }).signatures[0]!;
+        const stray = 'A'.repeat((5 - (token.split('.')[2]!.length % 4)) % 4 || 4);
+        return { ...e, data: Buffer.from(JSON.stringify({ signatures: [`${token}${stray}`] })) };
+      }),
+    );
+    expect((await refusal(withStray)).code).toBe('signature_malformed');
+  });
+
   it('a validly signed JWS with a critical header parameter (crit, or b64 that changes what is signed)', async () => {
     const key = loadSigningKey(keys.privatePem);
     for (const extra of [{ crit: ['x'], x: 1 }, { b64: true, crit: ['b64'] }, { b64: true }]) {

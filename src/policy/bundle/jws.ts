@@ -116,7 +116,8 @@ export interface DecodedJws {
 /** Decode without verifying (to read the kid and the claims); the caller must still verify. */
 export function decodeCompactJws(token: string): DecodedJws {
   const parts = token.split('.');
-  if (parts.length !== 3 || parts.some((p) => !/^[A-Za-z0-9_-]*$/.test(p))) {
+  // A length of 4n+1 is no base64url (Go's decoder, so OPA, refuses it); Buffer would drop the stray character.
+  if (parts.length !== 3 || parts.some((p) => !/^[A-Za-z0-9_-]*$/.test(p) || p.length % 4 === 1)) {
     throw new BundleVerificationError(
       'signature_malformed',
       '.signatures.json: the signature is not a compact JWS',
