@@ -2,11 +2,12 @@
 // package (route) and where its configuration is. Plans come from repeated --plan-json/--plan-file (a file, a
 // directory or a glob) and from a plan map (--plan-map, YAML or JSON); a pattern that matches nothing is a
 // usage error, never a pass that judged nothing.
-import { readdir, stat } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { UsageError } from '../errors/index.js';
 import { readFileWithin } from '../fs/read-within.js';
 import { packageIdSchema } from '../options/common.js';
+import { expandPath } from './plan-files.js';
 import type { PlanInputOption } from './plan-input.js';
 import type { RouteOption } from './route.js';
 
@@ -39,10 +40,6 @@ export interface PlanSetInput {
   routeDefaults: RouteDefaults;
 }
 
-const GLOB_CHARS = /[*?[\]{}]/;
-/** A plan file written by `terraform show -json`, or a saved plan, when a directory is searched. */
-const PLAN_JSON_NAME = /\.json$/;
-const PLAN_FILE_NAME = /(^tfplan$|\.tfplan$)/;
 /** A saved plan is zipped; its JSON is far larger. An estimate for the memory budget. */
 const PLAN_FILE_EXPANSION = 10;
 
@@ -94,103 +91,6 @@ function missingRoute(path: string): never {
   throw new UsageError('route_required', `no package decides the plan ${path}`, {
     hint: 'give --package <id> (the service) or --bundle <bundle.tar.gz> --public-key <pem>, or name a package for it in the --plan-map',
   });
-}
-
-/** One plan found: its path and, when a directory was searched, that directory (roots are named inside it). */
-interface Found {
-  path: string;
-  searched?: string;
-}
-
-/** A file is itself; a directory is every plan under it (dot-directories skipped); a glob its matches. */
-async function expandPath(plan: PlanInputOption, flag: string, base = '.'): Promise<Found[]> {
-  const path = isAbsolute(plan.path) || plan.path === '-' ? plan.path : join(base, plan.path);
-  const paths = await expandPaths(plan, flag, path, base);
-  const searched =
-    paths.length > 0 &&
-    (await stat(path).then(
-      (s) => s.isDirectory(),
-      () => false,
-    ));
-  return paths.map((p) => (searched ? { path: p, searched: path } : { path: p }));
-}
-
-async function expandPaths(
-  plan: PlanInputOption,
-  flag: string,
-  path: string,
-  base: string,
-): Promise<string[]> {
-  if (plan.path === '-') {
-    if (plan.kind === 'plan-file') {
-      throw new UsageError('plan_input_required', '--plan-file cannot read stdin', {
-        hint: 'give the saved plan file, or pipe `terraform show -json` into --plan-json -',
-      });
-    }
-    return ['-'];
-  }
-  const found = await stat(path).catch(() => undefined);
-  if (found?.isFile() || (found && !found.isDirectory())) return [path];
-  const named = plan.kind === 'plan-json' ? PLAN_JSON_NAME : PLAN_FILE_NAME;
-  let matches: string[];
-  if (found?.isDirectory()) {
-    matches = await filesOnly((await walk(path)).filter((file) => named.test(basename(file))));
-  } else if (GLOB_CHARS.test(plan.path)) {
-    matches = await filesOnly(await globMatches(path, flag));
-  } else {
-    throw new UsageError('file_not_found', `${flag} ${plan.path} does not exist`, {
-      hint: `check the path given to ${flag} (relative paths start at ${resolve(base)})`,
-    });
-  }
-  if (matches.length === 0) {
-    throw new UsageError('file_not_found', `${flag} ${plan.path} matches no plan`, {
-      hint: found?.isDirectory()
-        ? `a directory is searched for ${plan.kind === 'plan-json' ? '*.json files' : 'files named tfplan or *.tfplan'} (dot-directories skipped)`
-        : 'check the pattern (quote it so the shell does not expand it first)',
-    });
-  }
-  return matches.sort();
-}
-
-/** Every file under `dir`, dot-directories (.terraform, .terragrunt-cache, .git) and dot-files never entered. */
-async function walk(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { withFileTypes: true });
-  const nested = await Promise.all(
-    entries
-      .filter((entry) => !entry.name.startsWith('.'))
-      .map((entry) =>
-        entry.isDirectory() ? walk(join(dir, entry.name)) : Promise.resolve([join(dir, entry.name)]),
-      ),
-  );
-  return nested.flat();
-}
-
-/**
- * A glob's matches, by Node's fs.glob (Node 22 and later). Looked up when used, never imported by name: the
- * module must still load on a Node without it, where only the glob is refused.
- */
-async function globMatches(pattern: string, flag: string): Promise<string[]> {
-  const fs: { glob?: (pattern: string) => AsyncIterable<string> } = await import('node:fs/promises');
-  if (typeof fs.glob !== 'function') {
-    throw new UsageError('plan_input_required', `${flag} ${pattern}: globs need Node.js 22 or later`, {
-      hint: 'give the directory that holds the plans instead, or each plan file',
-    });
-  }
-  const matches: string[] = [];
-  for await (const match of fs.glob(pattern)) matches.push(match);
-  return matches;
-}
-
-async function filesOnly(paths: string[]): Promise<string[]> {
-  const kinds = await Promise.all(
-    paths.map((p) =>
-      stat(p).then(
-        (s) => s.isFile(),
-        () => false,
-      ),
-    ),
-  );
-  return paths.filter((_p, i) => kinds[i]);
 }
 
 /**
