@@ -25,6 +25,8 @@ export interface WrapperSession {
    * this is first read. If either fails, the running terraform is interrupted.
    */
   ready: Promise<PlanEvaluator>;
+  /** Whether the policy has started loading (terraform plan started, or `ready` was read). */
+  readonly loading: boolean;
   /** With --cdktf-stack: plan address -> construct path, for the reports. */
   constructPaths?: (addresses: Iterable<string>) => ReadonlyMap<string, string>;
   /** Where the findings are declared, in the configuration terraform plans. */
@@ -103,6 +105,9 @@ export async function withSession<T>(
       guard,
       get ready() {
         return startLoading();
+      },
+      get loading() {
+        return ready !== undefined;
       },
       ...(cdktf ? { constructPaths: (addresses) => cdktf.constructPaths(addresses) } : {}),
       // The configuration is where terraform runs; loaded on demand, like the other stages.

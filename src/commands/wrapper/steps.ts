@@ -19,7 +19,7 @@ import type { WrapperSession } from './session.js';
 
 /**
  * Plan while the policy loads; then wait for it. A loading failure wins over the plan's own result: it is
- * why the plan was interrupted.
+ * why the plan was interrupted. A plan that failed before terraform started loaded nothing: its error stands.
  */
 export async function planWhileLoading(
   session: WrapperSession,
@@ -30,6 +30,7 @@ export async function planWhileLoading(
     (outcome) => ({ ok: true as const, outcome }),
     (error: unknown) => ({ ok: false as const, error }),
   );
+  if (!planned.ok && !session.loading) throw planned.error;
   const evaluator = await session.ready;
   if (!planned.ok) throw planned.error;
   return { outcome: planned.outcome, evaluator };
