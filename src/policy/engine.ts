@@ -2,7 +2,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { z } from 'zod';
 import { InvalidPlanError, NoDecisionError } from '../errors/index.js';
 import {
@@ -14,25 +13,19 @@ import {
   type Severity,
 } from '../model/index.js';
 import { driftFindingSchema } from '../schemas/findings.js';
-import { POLICY_DATA_ROOT, type PolicyData } from './data.js';
+import type { PolicyData } from './data.js';
 import { findingId } from './finding-id.js';
 import {
   byAddressThenRule,
   describe,
   evaluateEntrypoint,
   evaluationFailed,
-  exactBuffer,
+  openPolicy,
   type PlanEvaluation,
   PlanSession,
 } from './plan-session.js';
 
 export { PLAN_ENTRYPOINT, type PlanEvaluation } from './plan-session.js';
-
-// opa-wasm's ESM entry exports only loadPolicy; loadPolicySync lives on its CommonJS module.
-const opaWasm = createRequire(import.meta.url)(
-  '@open-policy-agent/opa-wasm',
-) as typeof import('@open-policy-agent/opa-wasm');
-type LoadedPolicy = import('@open-policy-agent/opa-wasm').LoadedPolicy;
 
 // The tsconfig has no DOM lib and @types/node 20 declares no WebAssembly global: type what we use.
 type WasmModule = { readonly __brand: 'WebAssembly.Module' };
@@ -51,11 +44,6 @@ export const DRIFT_ENTRYPOINT = 'tfgate/conformance/drift';
 /** The policy.wasm that ships with tfgate: policy/policy.wasm at the package root (from src/ or dist/). */
 export const SHIPPED_WASM_URL = new URL('../../policy/policy.wasm', import.meta.url);
 
-const WASM_PAGE = 64 * 1024;
-// Measured: parsing and evaluating take about 15 times the input JSON's size in wasm heap.
-const MEMORY_PER_INPUT_BYTE = 32;
-const MEMORY_BASE_BYTES = 8 * 1024 * 1024;
-const MEMORY_MAX_PAGES = 65_536; // 4 GiB, wasm32's ceiling
 // Measured on 100k changes: chunks of a few thousand changes take about half the CPU of one input.
 const PLAN_CHUNK_CHANGES = 4096;
 
@@ -146,15 +134,10 @@ export class PolicyEngine {
       .sort(byAddressThenRule);
   }
 
-  /** Evaluate one input on a fresh instance whose memory is sized up front (opa-wasm grows it a page at a time). */
+  /** Evaluate one input on a fresh instance. */
   private run(entrypoint: string, data: PolicyData, input: Uint8Array): unknown {
-    const dataBytes = new TextEncoder().encode(JSON.stringify({ [POLICY_DATA_ROOT]: data }));
-    const needed = MEMORY_BASE_BYTES + MEMORY_PER_INPUT_BYTE * (dataBytes.byteLength + input.byteLength);
-    const pages = Math.min(MEMORY_MAX_PAGES, Math.ceil(needed / WASM_PAGE));
     try {
-      const policy: LoadedPolicy = opaWasm.loadPolicySync(this.module as never, { initial: pages });
-      policy.setData(exactBuffer(dataBytes));
-      return evaluateEntrypoint(policy, input, entrypoint);
+      return evaluateEntrypoint(openPolicy(this.module, data, input.byteLength), input, entrypoint);
     } catch (error) {
       throw evaluationFailed(error);
     }

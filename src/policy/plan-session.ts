@@ -84,11 +84,7 @@ export class PlanSession {
   #open(inputBytes: number): LoadedPolicy {
     let policy = this.#policy;
     if (!policy) {
-      const dataBytes = this.#encoder.encode(JSON.stringify({ [POLICY_DATA_ROOT]: this.data }));
-      const needed = MEMORY_BASE_BYTES + MEMORY_PER_INPUT_BYTE * (dataBytes.byteLength + inputBytes);
-      const pages = Math.min(MEMORY_MAX_PAGES, Math.ceil(needed / WASM_PAGE));
-      policy = opaWasm.loadPolicySync(this.module as never, { initial: pages }) as LoadedPolicy;
-      policy.setData(exactBuffer(dataBytes));
+      policy = openPolicy(this.module, this.data, inputBytes);
       this.#policy = policy;
       return policy;
     }
@@ -101,6 +97,19 @@ export class PlanSession {
     }
     return policy;
   }
+}
+
+/**
+ * A fresh instance of the policy with `data` set, its memory sized up front for an input of `inputBytes`
+ * (opa-wasm would grow it a page at a time, which is slow).
+ */
+export function openPolicy(module: object, data: PolicyData, inputBytes: number): LoadedPolicy {
+  const dataBytes = new TextEncoder().encode(JSON.stringify({ [POLICY_DATA_ROOT]: data }));
+  const needed = MEMORY_BASE_BYTES + MEMORY_PER_INPUT_BYTE * (dataBytes.byteLength + inputBytes);
+  const pages = Math.min(MEMORY_MAX_PAGES, Math.ceil(needed / WASM_PAGE));
+  const policy = opaWasm.loadPolicySync(module as never, { initial: pages }) as LoadedPolicy;
+  policy.setData(exactBuffer(dataBytes));
+  return policy;
 }
 
 /** The entrypoint's result for `input`; a policy that defines none gives no decision. */
