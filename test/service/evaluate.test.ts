@@ -229,6 +229,13 @@ describe('limits', () => {
     const res = await api(limited, 'POST', `${CONFORMANCE}/packages/${id}/evaluate/terraform`, { body: big });
     expect(res.status).toBe(413);
     expect(res.body).toMatchObject({ error: { code: 'payload_too_large' } });
+    expect(JSON.stringify(res.body)).toContain('raise it with --max-body');
+    // A design is not an upload: its fixed limit names no setting to raise.
+    const design413 = await api(limited, 'PUT', `${CONFORMANCE}/packages/${id}`, {
+      body: 'x'.repeat(1024 * 1024 + 1),
+    });
+    expect(design413.status).toBe(413);
+    expect(JSON.stringify(design413.body)).not.toContain('--max-body');
     // Chunked: the limit is enforced while streaming.
     const chunks = async function* () {
       for (let i = 0; i < 10; i++) yield Buffer.from(big.slice(i * 1000, (i + 1) * 1000));

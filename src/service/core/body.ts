@@ -9,11 +9,16 @@ export interface RequestBody {
   declaredLength: number | undefined;
 }
 
-export function payloadTooLarge(limit: number): ServiceError {
+/** The setting that raises the plan and state upload limit; other limits (JSON bodies, run tasks) are fixed. */
+export const MAX_BODY_SETTING = '--max-body (TFGATE_MAX_BODY)';
+
+/** 413, saying how the operator raises the limit when a setting does (`raisedBy`); a fixed limit says none. */
+export function payloadTooLarge(limit: number, raisedBy?: string): ServiceError {
+  const how = raisedBy === undefined ? '' : `; the operator can raise it with ${raisedBy}`;
   return new ServiceError(
     413,
     'payload_too_large',
-    `the request body is larger than the limit of ${limit} bytes; the operator can raise it with --max-body (TFGATE_MAX_BODY)`,
+    `the request body is larger than the limit of ${limit} bytes${how}`,
     { details: { limit_bytes: limit } },
   );
 }
@@ -22,8 +27,10 @@ export function payloadTooLarge(limit: number): ServiceError {
 export function limitedBody(
   body: RequestBody,
   limit: number,
+  raisedBy?: string,
 ): { chunks: AsyncIterable<Uint8Array>; exceeded(): boolean } {
-  if (body.declaredLength !== undefined && body.declaredLength > limit) throw payloadTooLarge(limit);
+  if (body.declaredLength !== undefined && body.declaredLength > limit)
+    throw payloadTooLarge(limit, raisedBy);
   let seen = 0;
   let exceeded = false;
   async function* chunks(): AsyncGenerator<Uint8Array> {
@@ -31,7 +38,7 @@ export function limitedBody(
       seen += chunk.length;
       if (seen > limit) {
         exceeded = true;
-        throw payloadTooLarge(limit);
+        throw payloadTooLarge(limit, raisedBy);
       }
       yield chunk;
     }

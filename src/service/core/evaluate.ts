@@ -5,7 +5,7 @@ import { readObservedState } from '../../plan/index.js';
 import { readAndEvaluatePlan, toEvaluationResult } from '../../policy/index.js';
 import { type PackageRecord, packageEntry } from '../store/index.js';
 import type { Principal } from '../types.js';
-import { limitedBody, payloadTooLarge, type RequestBody } from './body.js';
+import { limitedBody, MAX_BODY_SETTING, payloadTooLarge, type RequestBody } from './body.js';
 import type { ServiceContext } from './context.js';
 import { ServiceError } from './errors.js';
 import { decisionPolicyData } from './plan-acknowledgements.js';
@@ -33,7 +33,7 @@ export async function evaluatePlanUpload(
   upload: RequestBody,
   params: { minSeverity: Severity; failStatus: boolean },
 ): Promise<{ status: 200 | 409; result: EvaluationResult }> {
-  const body = limitedBody(upload, ctx.config.maxBody);
+  const body = limitedBody(upload, ctx.config.maxBody, MAX_BODY_SETTING);
   const engine = await ctx.engine();
   let result: EvaluationResult;
   let now: Date;
@@ -46,7 +46,7 @@ export async function evaluatePlanUpload(
     now = streamed.now;
     result = toEvaluationResult(pkg.packageId, params.minSeverity, streamed.evaluation);
   } catch (error) {
-    if (body.exceeded()) throw payloadTooLarge(ctx.config.maxBody);
+    if (body.exceeded()) throw payloadTooLarge(ctx.config.maxBody, MAX_BODY_SETTING);
     throw invalidInput(error, 'invalid_plan', 'a Terraform plan in JSON (terraform show -json <planfile>)');
   }
   const expired = (result.expired_acknowledgements ?? []).map((a) => a.finding_id);
@@ -94,12 +94,12 @@ export async function pushObservedState(
   pkg: PackageRecord,
   upload: RequestBody,
 ): Promise<{ package_id: string; resources: number; pushed_at: string }> {
-  const body = limitedBody(upload, ctx.config.maxBody);
+  const body = limitedBody(upload, ctx.config.maxBody, MAX_BODY_SETTING);
   let state: Awaited<ReturnType<typeof readObservedState>>;
   try {
     state = await readObservedState(body.chunks, { description: 'the request body' });
   } catch (error) {
-    if (body.exceeded()) throw payloadTooLarge(ctx.config.maxBody);
+    if (body.exceeded()) throw payloadTooLarge(ctx.config.maxBody, MAX_BODY_SETTING);
     throw invalidInput(error, 'invalid_state', 'Terraform state in JSON (terraform show -json)');
   }
   // What is stored: the resources read from the state, and its terraform version.
