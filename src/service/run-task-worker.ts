@@ -1,8 +1,10 @@
 // Run tasks in the background. A task this instance accepted is worked on at once; every instance also polls
 // for tasks whose lease ran out (their instance stopped or was killed) and claims them in the database
 // (claimStale: FOR UPDATE SKIP LOCKED), so each task is worked on by one instance at a time and none is lost.
+
 import type { ServiceContext } from './core/context.js';
 import { onRunTaskAccepted, workOnRunTask } from './core/run-task/index.js';
+import { every } from './every.js';
 import type { RunTaskRecord } from './store/index.js';
 
 export interface RunTaskWorker {
@@ -14,7 +16,6 @@ export function startRunTaskWorker(ctx: ServiceContext): RunTaskWorker {
   const inFlight = new Set<Promise<void>>();
   const lease = ctx.config.runTaskLease;
   const tickMs = Math.min(5_000, Math.max(200, Math.floor(lease / 4)));
-  let polling: Promise<void> | undefined;
 
   function work(task: RunTaskRecord): void {
     if (abort.signal.aborted) return;
@@ -43,30 +44,25 @@ export function startRunTaskWorker(ctx: ServiceContext): RunTaskWorker {
   }
 
   onRunTaskAccepted(ctx, work);
-  const timer = setInterval(() => {
-    if (polling || inFlight.size >= 16) return;
-    polling = ctx.store.runTasks
-      .claimStale(ctx.instanceId, lease, 16 - inFlight.size)
-      .then((tasks) => {
-        for (const task of tasks) work(task);
-      })
-      .catch((error: unknown) => {
-        if (!abort.signal.aborted) {
-          ctx.log.warn('run task poll failed', {
-            error: error instanceof Error ? error.message : String(error),
-          });
-        }
-      })
-      .finally(() => {
-        polling = undefined;
-      });
-  }, tickMs);
-  timer.unref();
+  const polls = every(tickMs, async () => {
+    if (inFlight.size >= 16) return;
+    try {
+      for (const task of await ctx.store.runTasks.claimStale(ctx.instanceId, lease, 16 - inFlight.size)) {
+        work(task);
+      }
+    } catch (error) {
+      if (!abort.signal.aborted) {
+        ctx.log.warn('run task poll failed', {
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
+    }
+  });
   return {
     async stop() {
-      clearInterval(timer);
+      const polled = polls.stop();
       abort.abort(new Error('the service is stopping'));
-      await polling;
+      await polled;
       await Promise.allSettled([...inFlight]);
     },
   };

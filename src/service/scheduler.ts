@@ -1,7 +1,9 @@
 // Scheduled drift checks. Each instance polls; the claim is made in the database (claimDueChecks), so
 // however many instances share it, each package is checked once per interval.
+
 import type { ServiceContext } from './core/context.js';
 import { runDriftCheck } from './core/drift.js';
+import { every } from './every.js';
 
 export interface Scheduler {
   stop(): Promise<void>;
@@ -11,7 +13,6 @@ export function startScheduler(ctx: ServiceContext): Scheduler {
   const interval = ctx.config.driftInterval;
   if (interval <= 0) return { stop: async () => undefined };
   const tickMs = Math.min(10_000, Math.max(100, Math.floor(interval / 4)));
-  let running: Promise<void> | undefined;
   let stopped = false;
 
   async function tick(): Promise<void> {
@@ -39,24 +40,17 @@ export function startScheduler(ctx: ServiceContext): Scheduler {
     }
   }
 
-  const timer = setInterval(() => {
-    if (running) return;
-    running = tick()
-      .catch((error: unknown) => {
-        ctx.log.warn('scheduler tick failed', {
-          error: error instanceof Error ? error.message : String(error),
-        });
-      })
-      .finally(() => {
-        running = undefined;
+  const ticks = every(tickMs, () =>
+    tick().catch((error: unknown) => {
+      ctx.log.warn('scheduler tick failed', {
+        error: error instanceof Error ? error.message : String(error),
       });
-  }, tickMs);
-  timer.unref();
+    }),
+  );
   return {
     async stop() {
       stopped = true;
-      clearInterval(timer);
-      await running;
+      await ticks.stop();
     },
   };
 }

@@ -1,7 +1,9 @@
 // Expired dashboard sessions are removed at start and then every 15 minutes, so they do not pile up when
 // nobody signs in (a sign-in also removes them on the way). Every instance sweeps: the DELETE is idempotent
 // and reads the expiry index, so instances sharing a PostgreSQL need no coordination.
+
 import type { Logger } from './core/log.js';
+import { every } from './every.js';
 import type { Store } from './store/index.js';
 
 export const SESSION_SWEEP_INTERVAL_MS = 15 * 60_000;
@@ -28,17 +30,5 @@ export async function startSessionSweeper(
     }
   };
   await sweep();
-  let running: Promise<void> | undefined;
-  const timer = setInterval(() => {
-    running ??= sweep().finally(() => {
-      running = undefined;
-    });
-  }, intervalMs);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return every(intervalMs, sweep);
 }
