@@ -8,6 +8,7 @@ import {
   ADVISORY_CONSEQUENCE,
   advisoryNotice,
   ExitCode,
+  errorMessage,
   isTfgateError,
   NoDecisionError,
 } from '../errors/index.js';
@@ -189,7 +190,7 @@ function noDecisionOf(error: unknown): NonNullable<RootReport['noDecision']> {
   }
   return {
     code: 'evaluation_failed',
-    message: `the plan could not be evaluated: ${error instanceof Error ? error.message : String(error)}`,
+    message: `the plan could not be evaluated: ${errorMessage(error)}`,
   };
 }
 

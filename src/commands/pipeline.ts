@@ -5,6 +5,7 @@ import {
   type AdvisoryConsequence,
   advisoryNotice,
   ExitCode,
+  errorMessage,
   isTfgateError,
   NoDecisionError,
 } from '../errors/index.js';
@@ -90,12 +91,8 @@ export async function evaluatePlan(options: PipelineOptions): Promise<PipelineOu
 /** Fail closed: whatever stopped the evaluation, there is no decision (exit 4), never a pass. */
 function noDecision(error: unknown): never {
   if (isTfgateError(error)) throw error;
-  throw new NoDecisionError(
-    'evaluation_failed',
-    `the plan could not be evaluated: ${error instanceof Error ? error.message : String(error)}`,
-    {
-      hint: 'nothing was decided; fix the cause and run again',
-      cause: error,
-    },
-  );
+  throw new NoDecisionError('evaluation_failed', `the plan could not be evaluated: ${errorMessage(error)}`, {
+    hint: 'nothing was decided; fix the cause and run again',
+    cause: error,
+  });
 }

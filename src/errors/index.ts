@@ -88,12 +88,17 @@ export function exitCodeFor(error: unknown): ExitCode {
   return isTfgateError(error) ? error.exitCode : ExitCode.usage;
 }
 
+/** What a thrown value says: an Error's message, else the value as text (libraries throw strings). */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /** Render an error for a human: message, then hint. Never includes secrets: messages are built to be safe. */
 export function formatError(error: unknown): string {
   if (isTfgateError(error)) {
     return error.hint ? `error: ${error.message}\nhint: ${error.hint}` : `error: ${error.message}`;
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   return `error: internal error: ${message}\nhint: this is a bug in tfgate; please report it with the command you ran.`;
 }
 

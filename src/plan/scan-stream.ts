@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { InvalidPlanError, isTfgateError } from '../errors/index.js';
+import { errorMessage, InvalidPlanError, isTfgateError } from '../errors/index.js';
 import { JsonScanError, type JsonScanner } from './scanner/index.js';
 
 export type JsonInput = Readable | AsyncIterable<Uint8Array | string>;
@@ -65,7 +65,7 @@ export function toInvalidPlanError(error: unknown, context: ScanContext, bytesRe
     );
   }
   if (isTfgateError(error)) return error;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   const after = bytesRead > 0 ? ` after ${bytesRead} bytes` : '';
   return new InvalidPlanError(`could not read ${context.description}${after}: ${message}`, {
     hint: context.hint,

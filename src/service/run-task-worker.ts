@@ -2,6 +2,7 @@
 // for tasks whose lease ran out (their instance stopped or was killed) and claims them in the database
 // (claimStale: FOR UPDATE SKIP LOCKED), so each task is worked on by one instance at a time and none is lost.
 
+import { errorMessage } from '../errors/index.js';
 import type { ServiceContext } from './core/context.js';
 import { onRunTaskAccepted, workOnRunTask } from './core/run-task/index.js';
 import { every } from './every.js';
@@ -35,7 +36,7 @@ export function startRunTaskWorker(ctx: ServiceContext): RunTaskWorker {
         } else {
           ctx.log.warn('run task failed; it will be taken up again', {
             ...fields,
-            error: error instanceof Error ? error.message : String(error),
+            error: errorMessage(error),
           });
         }
       })
@@ -53,7 +54,7 @@ export function startRunTaskWorker(ctx: ServiceContext): RunTaskWorker {
     } catch (error) {
       if (!abort.signal.aborted) {
         ctx.log.warn('run task poll failed', {
-          error: error instanceof Error ? error.message : String(error),
+          error: errorMessage(error),
         });
       }
     }

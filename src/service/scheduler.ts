@@ -1,6 +1,7 @@
 // Scheduled drift checks. Each instance polls; the claim is made in the database (claimDueChecks), so
 // however many instances share it, each package is checked once per interval.
 
+import { errorMessage } from '../errors/index.js';
 import type { ServiceContext } from './core/context.js';
 import { runDriftCheck } from './core/drift.js';
 import { every } from './every.js';
@@ -33,7 +34,7 @@ export function startScheduler(ctx: ServiceContext): Scheduler {
           ctx.log.warn('scheduled drift check failed', {
             package_id: pkg.packageId,
             account: pkg.account,
-            error: error instanceof Error ? error.message : String(error),
+            error: errorMessage(error),
           });
         }
       }
@@ -43,7 +44,7 @@ export function startScheduler(ctx: ServiceContext): Scheduler {
   const ticks = every(tickMs, () =>
     tick().catch((error: unknown) => {
       ctx.log.warn('scheduler tick failed', {
-        error: error instanceof Error ? error.message : String(error),
+        error: errorMessage(error),
       });
     }),
   );

@@ -2,6 +2,7 @@
 // nobody signs in (a sign-in also removes them on the way). Every instance sweeps: the DELETE is idempotent
 // and reads the expiry index, so instances sharing a PostgreSQL need no coordination.
 
+import { errorMessage } from '../errors/index.js';
 import type { Logger } from './core/log.js';
 import { every } from './every.js';
 import type { Store } from './store/index.js';
@@ -25,7 +26,7 @@ export async function startSessionSweeper(
       if (removed > 0) log.info('expired dashboard sessions removed', { removed });
     } catch (error) {
       log.warn('expired dashboard sessions could not be removed; trying again at the next sweep', {
-        error: error instanceof Error ? error.message : String(error),
+        error: errorMessage(error),
       });
     }
   };

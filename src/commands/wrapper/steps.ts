@@ -4,6 +4,7 @@ import {
   ADVISORY_CONSEQUENCE,
   advisoryNotice,
   ExitCode,
+  errorMessage,
   IncompletePlanError,
   isTfgateError,
   NoDecisionError,
@@ -158,7 +159,7 @@ function asNoDecision(error: unknown): TfgateError {
       ...(error.details ? { details: error.details } : {}),
     });
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   return new NoDecisionError('evaluation_failed', `the plan could not be evaluated: ${message}`, {
     hint: fallback,
     cause: error,

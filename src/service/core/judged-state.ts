@@ -2,7 +2,7 @@
 // pushed. A failed read is an error (drift_check_failed, or drift_check_timeout), never a pass on the old
 // snapshot, unless the package chose `fallback: pushed`; then the result names the failure and the snapshot.
 import { createReadStream } from 'node:fs';
-import { isTfgateError } from '../../errors/index.js';
+import { errorMessage, isTfgateError } from '../../errors/index.js';
 import type { JudgedState, ObservedResource } from '../../model/index.js';
 import { readRawState } from '../../plan/read-raw-state.js';
 import { BackendReadError, noStateError, readBackendState } from '../../terraform/backend-state.js';
@@ -82,7 +82,7 @@ async function readFromBackend(
   try {
     binary = await binaryFor(ctx, env);
   } catch (error) {
-    throw new BackendReadError('init', redact(error instanceof Error ? error.message : String(error)), {
+    throw new BackendReadError('init', redact(errorMessage(error)), {
       cause: error,
     });
   }
@@ -165,7 +165,7 @@ function observedStateMissing(pkg: PackageRecord): ServiceError {
 /** A failed read, as the gate answers it: never a decision. */
 export function readFailed(pkg: PackageRecord, source: StateSourceRecord, error: unknown): ServiceError {
   if (error instanceof ServiceError) return error;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   const details = {
     state_source: source.type,
     ...(isTfgateError(error) ? error.details : {}),

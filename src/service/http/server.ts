@@ -1,7 +1,9 @@
 // node:http wiring: request ids, the contract's check order, bodies, errors, one log line per request.
+
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { errorMessage } from '../../errors/index.js';
 import { authenticate, authorize } from '../core/auth.js';
 import type { ServiceContext } from '../core/context.js';
 import { ServiceError } from '../core/errors.js';
@@ -219,7 +221,7 @@ export function createServiceServer(ctx: ServiceContext, version: string): Servi
       };
     }
     log.error = 'internal_error';
-    log.error_message = error instanceof Error ? error.message : String(error);
+    log.error_message = errorMessage(error);
     return {
       status: 500,
       json: {
@@ -275,7 +277,7 @@ export function createServiceServer(ctx: ServiceContext, version: string): Servi
     (req, res) => {
       // Never an unhandled rejection: it would stop the process and every request in flight.
       handle(req, res).catch((error: unknown) => {
-        ctx.log.error('request failed', { error: error instanceof Error ? error.message : String(error) });
+        ctx.log.error('request failed', { error: errorMessage(error) });
         res.destroy();
       });
     },
