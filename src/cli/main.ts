@@ -11,7 +11,7 @@ async function main(argv: string[]): Promise<number> {
   // The command that ran, so a missing flag is named in that command's words.
   let running: Command | undefined;
   try {
-    const program = buildProgram().hook('preAction', async (_program, action) => {
+    const program = buildProgram(argv).hook('preAction', async (_program, action) => {
       running = action;
       await configureZodFor(action);
     });

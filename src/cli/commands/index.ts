@@ -13,20 +13,26 @@ import { registerServe } from './serve.js';
 import { registerState } from './state.js';
 import { registerStateSource } from './state-source.js';
 
-/** Each command file exports a register(program) function; list it here. */
-export const COMMAND_REGISTRATIONS: Array<(program: Command) => void> = [
-  registerCheck,
-  registerBundle,
-  registerServe,
-  registerState,
-  registerStateSource,
-  registerKeys,
-  registerDesign,
-  registerFindings,
-  registerAudit,
-  registerAccounts,
-  registerGate,
-  registerPlan,
-  registerApply,
-  registerRunTask,
+export interface CommandRegistration {
+  /** The top-level command's name, as its register function names it. */
+  name: string;
+  register: (program: Command) => void;
+}
+
+/** Each command file exports a register(program) function; list it here, in the order help shows them. */
+export const COMMAND_REGISTRATIONS: readonly CommandRegistration[] = [
+  { name: 'check', register: registerCheck },
+  { name: 'bundle', register: registerBundle },
+  { name: 'serve', register: registerServe },
+  { name: 'state', register: registerState },
+  { name: 'state-source', register: registerStateSource },
+  { name: 'keys', register: registerKeys },
+  { name: 'design', register: registerDesign },
+  { name: 'findings', register: registerFindings },
+  { name: 'audit', register: registerAudit },
+  { name: 'accounts', register: registerAccounts },
+  { name: 'gate', register: registerGate },
+  { name: 'plan', register: registerPlan },
+  { name: 'apply', register: registerApply },
+  { name: 'run-task', register: registerRunTask },
 ];
