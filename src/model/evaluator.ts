@@ -14,6 +14,11 @@ export interface PlanSource {
   /** True when open() can be called again to re-read from the start. */
   readonly reopenable: boolean;
   open(): Readable;
+  /**
+   * The plan's path when it is a file: a reader that takes each chunk in before asking for the next (the plan
+   * scanner) may read it itself, into one reused buffer (src/plan/source.ts, consumedChunks).
+   */
+  readonly file?: string;
 }
 
 /**

@@ -1,4 +1,3 @@
-import type { Readable } from 'node:stream';
 import { IncompletePlanError } from '../errors/index.js';
 import { PLAN_ACTIONS, type PlanInput, type ResourceChange } from '../model/index.js';
 import {
@@ -13,7 +12,7 @@ import {
   typeName,
 } from './checks.js';
 import { primeOnce } from './prime.js';
-import { type ScanContext, scanStream } from './scan-stream.js';
+import { type JsonInput, type ScanContext, scanStream } from './scan-stream.js';
 import { arrayNode, JsonScanner, objectNode, type Problem, valueNode } from './scanner/index.js';
 
 export interface ReadPlanOptions {
@@ -181,10 +180,7 @@ const planNode = planSchema();
  * a document with neither resource_changes nor planned_values (which Terraform always writes) is not a plan.
  * Input must be UTF-8 without a byte order mark.
  */
-export async function readPlan(
-  input: Readable | AsyncIterable<Uint8Array>,
-  options: ReadPlanOptions = {},
-): Promise<PlanInput> {
+export async function readPlan(input: JsonInput, options: ReadPlanOptions = {}): Promise<PlanInput> {
   const context: ScanContext = {
     description: options.description ?? 'the plan JSON',
     expected: 'a Terraform plan in JSON',

@@ -2,7 +2,8 @@ import type { Readable } from 'node:stream';
 import { errorMessage, InvalidPlanError, isTfgateError } from '../errors/index.js';
 import { JsonScanError, type JsonScanner } from './scanner/index.js';
 
-export type JsonInput = Readable | AsyncIterable<Uint8Array | string>;
+/** Chunks are taken in at once: the reader may reuse a chunk's memory when the next is asked for. */
+export type JsonInput = Readable | AsyncIterable<Uint8Array | string> | Iterable<Uint8Array>;
 
 export interface ScanContext {
   /** Names the input in messages: a path, "stdin", ... */
@@ -29,11 +30,13 @@ export async function scanStream(
     let headBytes = 0;
     for await (const chunk of input as AsyncIterable<Uint8Array | string>) {
       const buf = toBuffer(chunk);
-      if (head === undefined) {
+      if (head === undefined || (headBytes === 0 && buf.length >= FIRST_WRITE_BYTES)) {
+        head = undefined;
         scanner.write(buf);
         continue;
       }
-      head.push(buf);
+      // A copy: a reader may reuse a chunk's memory once it is taken in (consumedChunks).
+      head.push(Buffer.from(buf));
       headBytes += buf.length;
       if (headBytes < FIRST_WRITE_BYTES) continue;
       scanner.write(Buffer.concat(head));

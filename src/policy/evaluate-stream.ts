@@ -1,9 +1,9 @@
 // Read and evaluate a plan in one pass: each batch of resource changes the plan reader delivers is evaluated
 // on one wasm instance as it fills, and only the policy's findings, counts and expired acknowledgements are
 // kept, so a plan of any size costs a batch of changes in memory, not the whole plan.
-import type { Readable } from 'node:stream';
 import type { ResourceChange } from '../model/index.js';
 import { readPlan } from '../plan/read-plan.js';
+import type { JsonInput } from '../plan/scan-stream.js';
 import type { PolicyData } from './data.js';
 import type { PolicyEngine } from './engine.js';
 import { byAddressThenRule, type PlanEvaluation, type PlanSession } from './plan-session.js';
@@ -39,7 +39,7 @@ export interface ReadAndEvaluateResult {
  * and the changes on their addresses are kept and judged again at that moment.
  */
 export async function readAndEvaluatePlan(
-  input: Readable | AsyncIterable<Uint8Array>,
+  input: JsonInput,
   engine: PolicyEngine | Promise<PolicyEngine>,
   data: PolicyData | Promise<PolicyData>,
   options: ReadAndEvaluateOptions = {},
