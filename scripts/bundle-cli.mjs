@@ -101,7 +101,12 @@ const builtinsByRequire = {
 };
 
 await build({
-  entryPoints: { main: join(cliDir, 'bin.js') },
+  // The worker of a plan read in two parts (src/policy/evaluate-split.ts) beside the chunks, where their
+  // `new URL('./evaluate-worker.js', import.meta.url)` finds it.
+  entryPoints: {
+    main: join(cliDir, 'bin.js'),
+    'evaluate-worker': join(cliDir, '..', 'policy', 'evaluate-worker.js'),
+  },
   outdir: cliDir,
   allowOverwrite: true,
   bundle: true,

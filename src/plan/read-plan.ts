@@ -13,7 +13,16 @@ import {
 } from './checks.js';
 import { primeOnce } from './prime.js';
 import { type JsonInput, type ScanContext, scanStream } from './scan-stream.js';
-import { arrayNode, JsonScanner, objectNode, type Problem, valueNode } from './scanner/index.js';
+import {
+  type ArrayNode,
+  arrayNode,
+  DEFAULT_LIMITS,
+  JsonScanner,
+  type ObjectNode,
+  objectNode,
+  type Problem,
+  valueNode,
+} from './scanner/index.js';
 
 export interface ReadPlanOptions {
   /** Shown in error messages. */
@@ -124,7 +133,7 @@ const resourceChangeNode = objectNode(
 const RESOURCE_CHANGES_WHAT = 'an array of resource changes';
 
 /** The plan's schema; with `each`, resource changes are handed to it and a second resource_changes is refused. */
-const planSchema = (each?: (change: unknown) => void) =>
+const planSchema = (each?: (change: unknown) => void): ObjectNode =>
   objectNode(
     'a JSON object (the output of `terraform show -json <planfile>`)',
     {
@@ -181,45 +190,89 @@ const planNode = planSchema();
  * Input must be UTF-8 without a byte order mark.
  */
 export async function readPlan(input: JsonInput, options: ReadPlanOptions = {}): Promise<PlanInput> {
-  const context: ScanContext = {
-    description: options.description ?? 'the plan JSON',
-    expected: 'a Terraform plan in JSON',
-    hint: PLAN_HINT,
-  };
-  primeOnce((streamed) => new JsonScanner(streamed ? planSchema(() => {}) : planNode));
-  const onChanges = options.onChanges;
-  let batches: ChangeBatches | undefined;
-  let schema = planNode;
-  if (onChanges) {
-    batches = new ChangeBatches(onChanges, options.batchChanges ?? DEFAULT_BATCH_CHANGES);
-    const sink = batches;
-    schema = planSchema((change) => sink.add(change as ResourceChange));
-  }
-  let plan: PlanInput & { errored?: boolean };
+  const read = new PlanRead(options);
+  let kept: unknown;
   try {
-    plan = (await scanStream(input, new JsonScanner(schema), context)) as PlanInput & { errored?: boolean };
+    kept = await scanStream(input, read.scanner, read.context);
   } catch (error) {
-    // The caller's own error, thrown from onChanges, is passed on as it is.
-    if (batches?.failure) throw batches.failure.error;
+    read.failed(error);
+  }
+  return read.finish(kept);
+}
+
+/**
+ * One plan read: its scanner (resource changes handed to onChanges in batches, when given) and what is checked
+ * once the document is read. readPlan drives it over a stream; src/plan/split-read.ts over a file in two parts.
+ */
+export class PlanRead {
+  readonly context: ScanContext;
+  readonly scanner: JsonScanner;
+  /** The node of $.resource_changes: its items are what may be read apart. */
+  readonly resourceChanges: ArrayNode;
+  readonly #batches: ChangeBatches | undefined;
+
+  constructor(options: ReadPlanOptions) {
+    this.context = {
+      description: options.description ?? 'the plan JSON',
+      expected: 'a Terraform plan in JSON',
+      hint: PLAN_HINT,
+    };
+    primeOnce((streamed) => new JsonScanner(streamed ? planSchema(() => {}) : planNode));
+    let schema = planNode;
+    if (options.onChanges) {
+      const batches = new ChangeBatches(options.onChanges, options.batchChanges ?? DEFAULT_BATCH_CHANGES);
+      this.#batches = batches;
+      schema = planSchema((change) => batches.add(change as ResourceChange));
+    }
+    this.scanner = new JsonScanner(schema);
+    this.resourceChanges = schema.fields.get('resource_changes') as ArrayNode;
+  }
+
+  /** The read stopped on `error`: the caller's own error, thrown from onChanges, is passed on as it is. */
+  failed(error: unknown): never {
+    if (this.#batches?.failure) throw this.#batches.failure.error;
     throw error;
   }
-  if (plan.errored === true) {
-    throw new IncompletePlanError(
-      `the plan is incomplete: terraform reported errors while planning; fix them and plan again (${context.description} has "errored": true, so its resource changes are partial)`,
-      {
-        hint: 'run terraform plan, fix the errors it reports, and evaluate the new plan: an errored plan is never evaluated or applied',
-        details: { source: context.description, path: '$.errored' },
-      },
-    );
+
+  /** The document was read whole, and the scanner kept `kept`: the plan, or why it is not one to judge. */
+  finish(kept: unknown): PlanInput {
+    const plan = kept as PlanInput & { errored?: boolean };
+    if (plan.errored === true) {
+      throw new IncompletePlanError(
+        `the plan is incomplete: terraform reported errors while planning; fix them and plan again (${this.context.description} has "errored": true, so its resource changes are partial)`,
+        {
+          hint: 'run terraform plan, fix the errors it reports, and evaluate the new plan: an errored plan is never evaluated or applied',
+          details: { source: this.context.description, path: '$.errored' },
+        },
+      );
+    }
+    delete plan.errored;
+    if (plan.resource_changes === undefined) plan.resource_changes = [];
+    this.#batches?.flush();
+    return plan;
   }
-  delete plan.errored;
-  if (plan.resource_changes === undefined) plan.resource_changes = [];
-  batches?.flush();
-  return plan;
+}
+
+/**
+ * A scanner of resource changes alone: the items of $.resource_changes from one of them (after a comma) to the
+ * array's end, read apart from the rest of the plan (src/plan/split-read.ts). It is given an opening bracket,
+ * then the plan's bytes from that item on; it stops after the array's closing bracket (valueEndOffset).
+ */
+export function resourceChangeRunScanner(
+  onChanges: (batch: ResourceChange[]) => void,
+  batchChanges: number,
+): { scanner: JsonScanner; batches: ChangeBatches } {
+  const batches = new ChangeBatches(onChanges, batchChanges);
+  const items = arrayNode(RESOURCE_CHANGES_WHAT, resourceChangeNode, undefined, (change) =>
+    batches.add(change as ResourceChange),
+  );
+  // The array is one level shallower here than in the plan, so the nesting limit is one less.
+  const scanner = new JsonScanner(items, { maxDepth: DEFAULT_LIMITS.maxDepth - 1 }, { stopAtValueEnd: true });
+  return { scanner, batches };
 }
 
 /** Gathers resource changes into batches for ReadPlanOptions.onChanges. */
-class ChangeBatches {
+export class ChangeBatches {
   private batch: ResourceChange[] = [];
   /** What onChanges threw, if it did. */
   failure: { error: unknown } | undefined;

@@ -54,23 +54,41 @@ async function* readLargeFileOr(path: string, source: PlanSource): AsyncGenerato
     yield* source.open();
     return;
   }
-  // Reads go through the thread pool and back through the event loop, so other work (the policy's compile)
-  // goes on between chunks; two buffers, so the next read is under way while a chunk is scanned.
+  try {
+    yield* readRange(file, 0);
+  } finally {
+    await file.close();
+  }
+}
+
+/**
+ * The bytes of `file` from offset `from` to `to` (the end by default), each chunk in one of two buffers used in
+ * turn: valid until the next one is asked for, and the next read is under way while a chunk is scanned. Reads
+ * go through the thread pool and back through the event loop, so other work (the policy's compile) goes on
+ * between chunks. The caller closes the file, after this generator is done.
+ */
+export async function* readRange(file: FileHandle, from: number, to = Number.POSITIVE_INFINITY) {
   const buffers = [Buffer.allocUnsafe(READ_CHUNK_BYTES), Buffer.allocUnsafe(READ_CHUNK_BYTES)];
   let turn = 0;
-  let reading = file.read(buffers[turn]!, 0, READ_CHUNK_BYTES, null);
+  let at = from;
+  const next = () => {
+    const length = Math.min(READ_CHUNK_BYTES, to - at);
+    const reading = length > 0 ? file.read(buffers[turn]!, 0, length, at) : Promise.resolve(undefined);
+    turn ^= 1;
+    return reading;
+  };
+  let reading = next();
   try {
     for (;;) {
-      const { bytesRead, buffer } = await reading;
-      if (bytesRead === 0) return;
-      turn ^= 1;
-      reading = file.read(buffers[turn]!, 0, READ_CHUNK_BYTES, null);
-      yield bytesRead === buffer.length ? buffer : buffer.subarray(0, bytesRead);
+      const read = await reading;
+      if (read === undefined || read.bytesRead === 0) return;
+      at += read.bytesRead;
+      reading = next();
+      yield read.buffer.subarray(0, read.bytesRead);
     }
   } finally {
-    // close() waits for the read under way: it never lands in a descriptor reused after the close.
+    // A read under way is waited for: the file is never closed under it.
     await reading.catch(() => undefined);
-    await file.close();
   }
 }
 

@@ -6,7 +6,7 @@ import { readPlan } from '../plan/read-plan.js';
 import type { JsonInput } from '../plan/scan-stream.js';
 import type { PolicyData } from './data.js';
 import type { PolicyEngine } from './engine.js';
-import { byAddressThenRule, type PlanEvaluation, type PlanSession } from './plan-session.js';
+import { byAddressThenRule, type PlanEvaluation, type PlanOutput, type PlanSession } from './plan-session.js';
 
 export interface ReadAndEvaluateOptions {
   /** Shown in the reader's error messages. */
@@ -66,8 +66,12 @@ export async function readAndEvaluatePlan(
   return evaluator.finish(clock());
 }
 
-/** The state of one streamed evaluation: batches held until the engine and data are there, then judged. */
-class StreamEvaluator {
+/**
+ * The state of one streamed evaluation: batches held until the engine and data are there, then judged. A plan
+ * read in two parts (evaluate-split.ts) has a second session in another thread, at the same moment: it takes
+ * that session's results in with absorb().
+ */
+export class StreamEvaluator {
   #session: PlanSession | undefined;
   #engine: PolicyEngine | undefined;
   #data: PolicyData | undefined;
@@ -111,6 +115,20 @@ class StreamEvaluator {
     }
   }
 
+  /** The moment the batches are judged at (opening the session now, when it is not open yet). */
+  judgedAt(): string {
+    return this.#open().now;
+  }
+
+  /**
+   * What a session in another thread gave for other changes of the plan, judged at judgedAt() with the same
+   * engine and data, and those of its changes on the addresses watchedAddresses() names.
+   */
+  absorb(outputs: readonly PlanOutput[], retained: readonly ResourceChange[]): void {
+    this.#open().absorb(outputs);
+    this.#retained.push(...retained);
+  }
+
   finish(readAt: Date): ReadAndEvaluateResult {
     if (this.#failure) throw this.#failure.error;
     const evaluation = this.#open(readAt).finish();
@@ -136,13 +154,22 @@ class StreamEvaluator {
 
   #open(now = this.clock()): PlanSession {
     if (this.#session) return this.#session;
-    const nowText = now.toISOString();
-    for (const { address, expires_at: expiresAt } of this.#data!.plan_acknowledgements ?? []) {
-      if (expiresAt === undefined || expiresAt <= nowText) continue;
-      const earliest = this.#watched.get(address);
-      if (earliest === undefined || expiresAt < earliest) this.#watched.set(address, expiresAt);
-    }
+    this.#watched = watchedAddresses(this.#data!, now.toISOString());
     this.#session = this.#engine!.openPlan(this.#data!, now);
     return this.#session;
   }
+}
+
+/**
+ * Addresses whose plan acknowledgement holds at `now` and expires later (-> the earliest such expiry): their
+ * changes are kept, to be judged again if the read ends after the expiry.
+ */
+export function watchedAddresses(data: PolicyData, now: string): Map<string, string> {
+  const watched = new Map<string, string>();
+  for (const { address, expires_at: expiresAt } of data.plan_acknowledgements ?? []) {
+    if (expiresAt === undefined || expiresAt <= now) continue;
+    const earliest = watched.get(address);
+    if (earliest === undefined || expiresAt < earliest) watched.set(address, expiresAt);
+  }
+  return watched;
 }

@@ -43,7 +43,7 @@ const MEMORY_BASE_BYTES = 4 * 1024 * 1024;
 const MEMORY_MAX_PAGES = 65_536; // 4 GiB, wasm32's ceiling
 
 /** The policy's raw plan output for one batch, shape-checked. */
-type PlanOutput = z.infer<typeof planOutputSchema>;
+export type PlanOutput = z.infer<typeof planOutputSchema>;
 
 export class PlanSession {
   #policy: LoadedPolicy | undefined;
@@ -63,6 +63,16 @@ export class PlanSession {
   /** Evaluate one batch of changes in document order; keeps only the policy's output. */
   add(changes: readonly ResourceChange[]): void {
     this.#outputs.push(this.#evaluate(serializeChanges(changes, this.#prefix, this.#encoder)));
+  }
+
+  /** What the batches evaluated so far gave: for a session in another thread to hand over (absorb). */
+  get outputs(): readonly PlanOutput[] {
+    return this.#outputs;
+  }
+
+  /** Take in what another session of the same policy, data and time gave for other changes of the plan. */
+  absorb(outputs: readonly PlanOutput[]): void {
+    this.#outputs.push(...outputs);
   }
 
   /** Findings sorted by address then rule, counts added up; InvalidPlanError when the policy reports errors. */

@@ -213,6 +213,18 @@ export const planDoc: fc.Arbitrary<Doc> = fc
   })
   .map(({ extra, shadow, ...fields }) => members(fields, extra, shadow));
 
+/** A plan with several resource changes, mostly valid: where a run of them can be read apart (split-read.test.ts). */
+export const manyChangesPlanDoc: fc.Arbitrary<Doc> = fc
+  .record({
+    format_version: mostly(formatVersion),
+    planned_values: optional(anyDoc),
+    resource_changes: fc.array(resourceChange, { minLength: 2, maxLength: 10 }).map(array),
+    prior_state: optional(anyDoc),
+    errored: optional(fc.constantFrom('false', 'false', 'false', 'true').map(literal)),
+    extra: extras,
+  })
+  .map(({ extra, ...fields }) => members(fields, extra));
+
 const resource = fc
   .record({
     address: mostly(address),
