@@ -1,12 +1,14 @@
 // The kept values: the frames of kept containers, built as the schema says, with schema problems held back
 // until their container closes (a later duplicate key may replace them, as JSON.parse's last one wins).
-import { S_COLON } from './bytes.js';
+import { isAscii } from 'node:buffer';
+import { BACKSLASH, LONE_SURROGATE, latin1, S_COLON, STR_FIELD, STR_SKIP, STR_VALUE } from './bytes.js';
 import { type HeldProblem, JsonScanError, keySegment } from './errors.js';
 import {
   type ArrayNode,
   type Frame,
   firstProblem,
   GENERIC,
+  MAX_FIELD_KEY_BYTES,
   newFrame,
   type ObjectNode,
   resetFrame,
@@ -207,5 +209,71 @@ export abstract class KeptValues extends SkipPath {
     } else {
       this.setKey(frame, node, text, node.fields.get(text) ?? SKIP, this.strStart);
     }
+  }
+
+  /** Kept strings (and keys of schema objects): scanned by scanString, their bytes kept up to a cap. */
+  protected captureString(buf: Buffer, i: number): number {
+    const start = i;
+    const q = this.scanString(buf, i);
+    const end = q < 0 ? buf.length : q;
+    const len = this.strLen + (end - start);
+    if (len > (this.strMode === STR_FIELD ? MAX_FIELD_KEY_BYTES : this.limits.maxStringBytes)) {
+      if (this.strMode !== STR_FIELD)
+        this.fail(
+          `string longer than ${this.limits.maxStringBytes} bytes where a short value is expected`,
+          this.strStart,
+        );
+      // Too long to unescape to any field name: not a field, so the rest is skipped (still validated).
+      this.strMode = STR_SKIP;
+      this.strParts = [];
+      if (q < 0) return -1;
+      this.completeString(undefined, q);
+      return q + 1;
+    }
+    this.strLen = len;
+    if (q < 0) {
+      // A copy: the caller may reuse the chunk's memory.
+      if (end > start) this.strParts.push(Buffer.from(buf.subarray(start, end)));
+      return -1;
+    }
+    const parts = this.strParts;
+    let bytes: Buffer;
+    if (parts.length === 0) {
+      bytes = buf.subarray(start, q);
+    } else {
+      parts.push(buf.subarray(start, q));
+      bytes = Buffer.concat(parts, len);
+      this.strParts = [];
+    }
+    this.finishCaptured(bytes, q);
+    return q + 1;
+  }
+
+  /** Decode a captured string body (valid UTF-8 with valid escapes: both were checked while scanning). */
+  private finishCaptured(bytes: Buffer, q: number): void {
+    let text = isAscii(bytes) ? latin1(bytes, 0, bytes.length) : bytes.toString('utf8');
+    if (bytes.includes(BACKSLASH)) {
+      text = JSON.parse(`"${text}"`) as string;
+      // JSON.parse keeps a lone surrogate; Go (OPA) reads it as U+FFFD. A kept string must read the same,
+      // so it is a problem of the value (held back like the others: a later duplicate may replace it).
+      const lone = this.strMode === STR_FIELD ? null : LONE_SURROGATE.exec(text);
+      if (lone) {
+        const unit = lone[0].charCodeAt(0).toString(16).toUpperCase();
+        const problem: HeldProblem = {
+          reason: `an unpaired surrogate (U+${unit}, a \\u escape for half of a UTF-16 pair) where tfgate reads a value (OPA would read U+FFFD there, JSON.parse would keep it)`,
+          offset: this.strStart,
+          at: '',
+          loneSurrogate: unit,
+        };
+        if (this.strMode === STR_VALUE) {
+          this.reject(problem);
+          this.completeString(undefined, q);
+          return;
+        }
+        // A key of a kept generic object: the object is refused whatever the key's value.
+        this.frames[this.frames.length - 1]!.problem ??= problem;
+      }
+    }
+    this.completeString(text, q);
   }
 }

@@ -3,7 +3,8 @@
 //
 // Design: one state machine over Buffer chunks with an explicit container stack, so any token may be split
 // across chunks (tokenizer.ts). Kept containers have a Frame (a prefix of the stack, kept-values.ts);
-// everything deeper is skipped by a fast loop (skip-path.ts). This module reads chunks and starts values.
+// everything deeper is skipped by a fast loop (skip-path.ts, in WebAssembly first: wasm-skip.ts). This
+// module reads chunks and starts values; kept strings are finished in kept-values.ts.
 //
 // One reading of JSON: what the schema keeps is exactly what JSON.parse gives for the same bytes decoded as
 // UTF-8, or the input is refused. So, kept or skipped alike:
@@ -14,14 +15,12 @@
 //   is therefore held back until its object closes, and dropped when a later duplicate replaces the value;
 // - where JSON.parse and OPA would read a kept string differently (a lone surrogate escape), it is refused.
 // Syntax errors and resource limits (ScannerLimits) are refused at once.
-import { isAscii } from 'node:buffer';
 import * as alphabet from './bytes.js';
 import { documentStartProblem } from './document-start.js';
-import { describeValueStart, type HeldProblem } from './errors.js';
+import { describeValueStart } from './errors.js';
 import { KeptValues } from './kept-values.js';
 import {
   type ArrayNode,
-  MAX_FIELD_KEY_BYTES,
   MAX_FIELD_NAME,
   matchName,
   type ScannerLimits,
@@ -29,6 +28,7 @@ import {
   SKIP,
 } from './schema.js';
 import { Utf8Validator } from './utf8.js';
+import { WASM_CHUNK_BYTES } from './wasm-skip.js';
 
 // Module-local copies (see bytes.ts).
 const {
@@ -55,6 +55,8 @@ export interface ScanOptions {
    * not read (valueEndOffset says where it ended). For a run of array items read apart (src/plan/split-read.ts).
    */
   stopAtValueEnd?: boolean;
+  /** Skip in JavaScript alone, without the WebAssembly skip path (to compare the two: they must agree). */
+  javascriptSkipOnly?: boolean;
 }
 
 /**
@@ -69,6 +71,7 @@ export class JsonScanner extends KeptValues {
   constructor(root: SchemaNode, limits: Partial<ScannerLimits> = {}, options: ScanOptions = {}) {
     super(root, limits);
     if (options.stopAtValueEnd) this.valueEnd = 0;
+    if (options.javascriptSkipOnly) this.wasmSkip = false;
   }
 
   /** Total bytes fed so far. */
@@ -82,6 +85,14 @@ export class JsonScanner extends KeptValues {
    * start needs it.
    */
   write(buf: Buffer, last = false): void {
+    // In pieces the WebAssembly skip path takes whole (wasm-skip.ts).
+    let from = 0;
+    for (; buf.length - from > WASM_CHUNK_BYTES; from += WASM_CHUNK_BYTES)
+      this.writePiece(buf.subarray(from, from + WASM_CHUNK_BYTES), false);
+    this.writePiece(from === 0 ? buf : buf.subarray(from), last);
+  }
+
+  private writePiece(buf: Buffer, last: boolean): void {
     this.lastChunk = last;
     const bad = this.utf8.check(buf, this.base);
     if (bad < 0) {
@@ -100,6 +111,7 @@ export class JsonScanner extends KeptValues {
   }
 
   private scan(buf: Buffer): void {
+    this.newChunk();
     const n = buf.length;
     // Resume a token split across chunks.
     let i =
@@ -330,72 +342,6 @@ export class JsonScanner extends KeptValues {
     }
     this.beginString(STR_FIELD, at, SKIP, true);
     return this.continueString(buf, from);
-  }
-
-  /** Kept strings (and keys of schema objects): scanned by scanString, their bytes kept up to a cap. */
-  protected captureString(buf: Buffer, i: number): number {
-    const start = i;
-    const q = this.scanString(buf, i);
-    const end = q < 0 ? buf.length : q;
-    const len = this.strLen + (end - start);
-    if (len > (this.strMode === STR_FIELD ? MAX_FIELD_KEY_BYTES : this.limits.maxStringBytes)) {
-      if (this.strMode !== STR_FIELD)
-        this.fail(
-          `string longer than ${this.limits.maxStringBytes} bytes where a short value is expected`,
-          this.strStart,
-        );
-      // Too long to unescape to any field name: not a field, so the rest is skipped (still validated).
-      this.strMode = STR_SKIP;
-      this.strParts = [];
-      if (q < 0) return -1;
-      this.completeString(undefined, q);
-      return q + 1;
-    }
-    this.strLen = len;
-    if (q < 0) {
-      // A copy: the caller may reuse the chunk's memory.
-      if (end > start) this.strParts.push(Buffer.from(buf.subarray(start, end)));
-      return -1;
-    }
-    const parts = this.strParts;
-    let bytes: Buffer;
-    if (parts.length === 0) {
-      bytes = buf.subarray(start, q);
-    } else {
-      parts.push(buf.subarray(start, q));
-      bytes = Buffer.concat(parts, len);
-      this.strParts = [];
-    }
-    this.finishCaptured(bytes, q);
-    return q + 1;
-  }
-
-  /** Decode a captured string body (valid UTF-8 with valid escapes: both were checked while scanning). */
-  private finishCaptured(bytes: Buffer, q: number): void {
-    let text = isAscii(bytes) ? latin1(bytes, 0, bytes.length) : bytes.toString('utf8');
-    if (bytes.includes(BACKSLASH)) {
-      text = JSON.parse(`"${text}"`) as string;
-      // JSON.parse keeps a lone surrogate; Go (OPA) reads it as U+FFFD. A kept string must read the same,
-      // so it is a problem of the value (held back like the others: a later duplicate may replace it).
-      const lone = this.strMode === STR_FIELD ? null : LONE_SURROGATE.exec(text);
-      if (lone) {
-        const unit = lone[0].charCodeAt(0).toString(16).toUpperCase();
-        const problem: HeldProblem = {
-          reason: `an unpaired surrogate (U+${unit}, a \\u escape for half of a UTF-16 pair) where tfgate reads a value (OPA would read U+FFFD there, JSON.parse would keep it)`,
-          offset: this.strStart,
-          at: '',
-          loneSurrogate: unit,
-        };
-        if (this.strMode === STR_VALUE) {
-          this.reject(problem);
-          this.completeString(undefined, q);
-          return;
-        }
-        // A key of a kept generic object: the object is refused whatever the key's value.
-        this.frames[this.frames.length - 1]!.problem ??= problem;
-      }
-    }
-    this.completeString(text, q);
   }
 }
 

@@ -4,17 +4,62 @@
 import * as alphabet from './bytes.js';
 import { SKIP } from './schema.js';
 import { Tokenizer } from './tokenizer.js';
+import { skipWasm, WASM_CHUNK_BYTES, WASM_STACK_LEVELS } from './wasm-skip.js';
 
 // Module-local copies (see bytes.ts).
 const { S_AFTER, S_ARR_FIRST, S_COLON, S_DONE, S_KEY, S_OBJ_FIRST, S_VALUE, STR_SKIP } = alphabet;
 const { ARR, BACKSLASH, HEX_DIGIT, isDigit, LITERALS, OBJ, QUOTE, SIMPLE_ESCAPE, STRING_SPECIAL } = alphabet;
 
+/** Numbers the chunks scanned on this thread, so the WebAssembly copy of one is made once. */
+let chunksScanned = 0;
+
 export abstract class SkipPath extends Tokenizer {
+  /** The number of the chunk being scanned (newChunk()). */
+  private chunkNumber = 0;
+  /** Whether skipped territory goes through the WebAssembly skip path first (ScanOptions.javascriptSkipOnly). */
+  protected wasmSkip = true;
+
+  /** A new chunk is scanned: the WebAssembly skip path copies it on first use. */
+  protected newChunk(): void {
+    this.chunkNumber = ++chunksScanned;
+  }
+
   /**
-   * The hot loop. Returns where it stopped: back at the kept level, at the chunk's end (n), or -1 when a
-   * token continues into the next chunk (its state is saved for the resume path in write()).
+   * Skip from buf[i]. Returns where it stopped: back at the kept level, at the chunk's end (n), or -1 when a
+   * token continues into the next chunk (its state is saved for the resume path in write()). The WebAssembly
+   * skip path (wasm-skip.ts) goes as far as it plainly can; this JavaScript takes up where it stops.
    */
   protected skipRun(buf: Buffer, i: number): number {
+    const n = buf.length;
+    const depth = this.depth;
+    if (!this.wasmSkip || n > WASM_CHUNK_BYTES || depth >= WASM_STACK_LEVELS) return this.skipRunHere(buf, i);
+    const wasm = skipWasm();
+    if (wasm.loaded !== this.chunkNumber) {
+      wasm.chunk.set(buf);
+      wasm.loaded = this.chunkNumber;
+    }
+    // The types of the levels being skipped (usually one), there and back.
+    const kept = this.frames.length;
+    const stack = wasm.stack;
+    for (let d = kept; d < depth; d++) stack[d] = this.types[d]!;
+    const at = wasm.skip(i, n, depth, kept, this.st, this.limits.maxDepth);
+    const reached = wasm.state[0]!;
+    this.st = wasm.state[1]!;
+    if (reached > this.types.length) {
+      const grown = new Uint8Array(Math.max(reached, this.types.length * 2));
+      grown.set(this.types);
+      this.types = grown;
+    }
+    for (let d = kept; d < reached; d++) this.types[d] = stack[d]!;
+    this.depth = reached;
+    if (reached === kept || at === n) return at;
+    return this.skipRunHere(buf, at);
+  }
+
+  /**
+   * The hot loop in JavaScript, for what the WebAssembly leaves: the same returns as skipRun.
+   */
+  private skipRunHere(buf: Buffer, i: number): number {
     const n = buf.length;
     const kept = this.frames.length;
     let types = this.types;
