@@ -163,10 +163,7 @@ describe('a plan read and evaluated in two parts', () => {
     const path = join(dir, 'early.json');
     writeFileSync(
       path,
-      plan.replace(
-        /,"prior_state":.*,"timestamp"/s,
-        ',"padding":"' + 'x'.repeat(plan.length) + '","timestamp"',
-      ),
+      plan.replace(/,"prior_state":.*,"timestamp"/s, `,"padding":"${'x'.repeat(plan.length)}","timestamp"`),
     );
     const { parts, one } = await both(path, data);
     expect(parts.parts).toBe(1);
