@@ -5,9 +5,9 @@ import * as z from 'zod/mini';
 import type { EvaluationResult, GateResult } from '../model/index.js';
 import {
   evaluationCountsSchema,
-  evaluationResultSchema,
-  gateResultSchema,
-  publicKeySchema,
+  evaluationResultFields,
+  gateResultFields,
+  publicKeyFields,
 } from '../schemas/contract.js';
 
 export { type ContractError, errorBodySchema } from '../schemas/contract.js';
@@ -16,7 +16,7 @@ export { type ContractError, errorBodySchema } from '../schemas/contract.js';
 const zeroIfMissing = z._default(z.number().check(z.int(), z.gte(0)), 0);
 
 /** The evaluation result as the model has it: additive counts default to 0, the 409 body's `error` is dropped. */
-export const lenientEvaluationResultSchema = z.extend(z.omit(evaluationResultSchema, { error: true }), {
+export const lenientEvaluationResultSchema = z.extend(z.omit(evaluationResultFields, { error: true }), {
   counts: z.extend(evaluationCountsSchema, {
     updates: zeroIfMissing,
     reads: zeroIfMissing,
@@ -27,10 +27,10 @@ export const lenientEvaluationResultSchema = z.extend(z.omit(evaluationResultSch
 }) satisfies z.core.$ZodType<EvaluationResult, unknown>;
 
 /** The gate result as the model has it: the 409 body's `error` is dropped. */
-export const lenientGateResultSchema = z.omit(gateResultSchema, { error: true }) satisfies z.core.$ZodType<
+export const lenientGateResultSchema = z.omit(gateResultFields, { error: true }) satisfies z.core.$ZodType<
   GateResult,
   unknown
 >;
 
 /** Only the PEM is used, so any algorithm name is accepted here; the key itself is checked when parsed. */
-export const lenientPublicKeySchema = z.extend(publicKeySchema, { algorithm: z.string() });
+export const lenientPublicKeySchema = z.extend(publicKeyFields, { algorithm: z.string() });

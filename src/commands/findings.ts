@@ -4,7 +4,7 @@ import { packagePath } from '../client/index.js';
 import { PLAN_RULES, type PlanAcknowledgement, type PlanRule } from '../model/index.js';
 import { packageIdSchema } from '../options/common.js';
 import { findingId } from '../policy/finding-id.js';
-import { acknowledgementSchema, driftFindingSchema } from '../schemas/contract.js';
+import { acknowledgementFields, driftFindingSchema } from '../schemas/contract.js';
 import { expiresAtSchema } from '../schemas/expiry.js';
 import {
   type AuditRecord,
@@ -139,7 +139,7 @@ export type PlanRevokeOptions = z.output<typeof planRevokeOptionsSchema>;
 export const planAcksListOptionsSchema = z.extend(serviceConnectionSchema, { packageId: packageIdSchema });
 export type PlanAcksListOptions = z.output<typeof planAcksListOptionsSchema>;
 
-const planAcknowledgementSchema = z.extend(acknowledgementSchema, {
+const planAcknowledgementSchema = z.extend(acknowledgementFields, {
   finding_id: z.string(),
   rule: z.enum(PLAN_RULES),
   address: z.string(),

@@ -13,7 +13,7 @@ import {
   type PlanInput,
   type Severity,
 } from '../model/index.js';
-import { driftFindingSchema } from '../schemas/findings.js';
+import { driftFindingFields } from '../schemas/findings.js';
 import type { PolicyData } from './data.js';
 import { findingId } from './finding-id.js';
 import {
@@ -171,7 +171,7 @@ function serializeState(state: ObservedStateInput): Uint8Array {
 // contract's schemas less what tfgate adds (the finding id).
 const driftOutputSchema = z.object({
   findings: z.array(
-    z.pick(driftFindingSchema, {
+    z.pick(driftFindingFields, {
       rule: true,
       severity: true,
       address: true,

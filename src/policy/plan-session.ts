@@ -13,7 +13,7 @@ import {
   emptyCounts,
   type ResourceChange,
 } from '../model/index.js';
-import { acknowledgementSchema, evalFindingSchema, evaluationCountsSchema } from '../schemas/findings.js';
+import { acknowledgementSchema, evalFindingFields, evaluationCountsSchema } from '../schemas/findings.js';
 import { POLICY_DATA_ROOT, type PolicyData } from './data.js';
 import { findingId } from './finding-id.js';
 
@@ -236,13 +236,13 @@ export function byAddressThenRule(
 // expired_acknowledgements defaults to none: a bundle's older policy.wasm knows no acknowledgements, so its
 // findings all block (fail closed).
 const planOutputSchema = z.object({
-  findings: z.array(z.omit(evalFindingSchema, { id: true })),
+  findings: z.array(z.omit(evalFindingFields, { id: true })),
   counts: evaluationCountsSchema,
   errors: z.array(z.string()),
   expired_acknowledgements: z._default(
     z.array(
       z.object({
-        rule: evalFindingSchema.shape.rule,
+        rule: evalFindingFields.shape.rule,
         address: z.string(),
         acknowledgement: acknowledgementSchema,
       }),

@@ -5,7 +5,7 @@ import * as z from 'zod/mini';
 import { PACKAGE_ID_PATTERN } from '../../design/index.js';
 import { PLAN_RULES } from '../../model/index.js';
 import {
-  acknowledgementSchema,
+  acknowledgementFields,
   createdApiKeySchema as contractCreatedApiKeySchema,
   driftFindingSchema,
   judgedStateSchema,
@@ -87,7 +87,7 @@ export const planAcknowledgementRequestSchema = z
   .check(z.meta({ id: 'PlanAcknowledgementRequest' }));
 
 export const planAcknowledgementSchema = z
-  .extend(acknowledgementSchema, {
+  .extend(acknowledgementFields, {
     finding_id: z
       .string()
       .check(z.describe('the stable id of the finding it waives (package, rule, address)')),
