@@ -7,7 +7,9 @@
 // node:sqlite (the embedded store) is built into Node. opa-wasm (CommonJS, with sprintf-js) is bundled: resolving
 // and loading ~30 CommonJS files from node_modules cost every check and apply more than it saves; its yaml
 // builtins get a file of their own (below).
-// zod's translated error messages (z.locales, ~360 KB) are left out: tfgate never shows zod's wording.
+// zod/mini, tree-shaken: classic zod's namespace cannot be, and the build fails if any of classic zod is
+// bundled. zod's translated error messages (z.locales, ~360 KB) are left out: where tfgate shows zod's own
+// wording it is English, which src/errors/zod-english.ts imports apart.
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,7 +37,8 @@ const bundleOpaWasm = {
     });
   },
 };
-// zod's locales/index.js only gathers the translations for z.locales; English (the default) is imported apart.
+// zod's locales/index.js only gathers the translations for z.locales (zod/mini reaches it through the same
+// path, zod/v4/locales); English is imported apart. Tree-shaking leaves it out today; this keeps it so.
 const withoutZodLocales = {
   name: 'without-zod-locales',
   setup(build) {
@@ -100,7 +103,7 @@ const builtinsByRequire = {
   },
 };
 
-await build({
+const result = await build({
   // The worker of a plan read in two parts (src/policy/evaluate-split.ts) beside the chunks, where their
   // `new URL('./evaluate-worker.js', import.meta.url)` finds it.
   entryPoints: {
@@ -122,7 +125,17 @@ await build({
     js: "import { createRequire as __tfgateCreateRequire } from 'node:module';\nconst require = __tfgateCreateRequire(import.meta.url);",
   },
   logLevel: 'warning',
+  metafile: true,
 });
+
+const classicZod = Object.keys(result.metafile.inputs).filter((input) =>
+  /[\\/]zod[\\/]v4[\\/]classic[\\/]/.test(input),
+);
+if (classicZod.length > 0) {
+  throw new Error(
+    `bundle-cli: classic zod is bundled (${classicZod[0]}, ...): import * as z from 'zod/mini' instead of 'zod'`,
+  );
+}
 
 const leftOver = readdirSync(cliDir).filter(
   (name) =>

@@ -1,39 +1,45 @@
 // Acknowledgements written in CDKTF code: `ConformanceAspect.acknowledge(construct, { rule, reason })`.
 // Stored on the construct under a global symbol, so that any copy of tfgate in the process sees them.
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { UsageError } from '../errors/index.js';
+import '../errors/zod-english.js';
 import { acknowledgementExpired, PLAN_RULES, type PlanRule } from '../model/index.js';
 import { canonicalInstant, EXPIRES_AT_HINT } from '../schemas/expiry.js';
 import { type ConstructLike, isConstruct } from './constructs.js';
 
-export const acknowledgementSchema = z
-  .object({
-    rule: z.enum(PLAN_RULES),
-    reason: z.string().trim().min(1),
-    /** Only the finding at this address (`type.logicalId`); by default every finding of the rule at or under the construct. */
-    address: z.string().min(1).optional(),
-    /**
-     * When the acknowledgement stops holding: an RFC 3339 string or a Date. From then on, synth fails on the
-     * finding again and says which acknowledgement expired and when.
-     */
-    expiresAt: z
-      .union([z.string(), z.date()])
-      .transform((value, ctx) => {
-        const instant =
-          value instanceof Date
-            ? Number.isNaN(value.getTime())
-              ? undefined
-              : canonicalInstant(value.toISOString())
-            : canonicalInstant(value);
-        if (instant === undefined) {
-          ctx.addIssue({ code: 'custom', message: `must be ${EXPIRES_AT_HINT}, or a valid Date` });
-          return z.NEVER;
-        }
-        return instant;
-      })
-      .optional(),
-  })
-  .strict();
+/** An RFC 3339 string or a Date, as the canonical instant (UTC with milliseconds). */
+const expiresAtSchema = z.pipe(
+  z.union([z.string(), z.date()]),
+  z.transform((value: string | Date, ctx) => {
+    const instant =
+      value instanceof Date
+        ? Number.isNaN(value.getTime())
+          ? undefined
+          : canonicalInstant(value.toISOString())
+        : canonicalInstant(value);
+    if (instant === undefined) {
+      ctx.issues.push({
+        code: 'custom',
+        message: `must be ${EXPIRES_AT_HINT}, or a valid Date`,
+        input: value,
+      });
+      return z.NEVER;
+    }
+    return instant;
+  }),
+);
+
+export const acknowledgementSchema = z.strictObject({
+  rule: z.enum(PLAN_RULES),
+  reason: z.string().check(z.trim(), z.minLength(1)),
+  /** Only the finding at this address (`type.logicalId`); by default every finding of the rule at or under the construct. */
+  address: z.optional(z.string().check(z.minLength(1))),
+  /**
+   * When the acknowledgement stops holding: an RFC 3339 string or a Date. From then on, synth fails on the
+   * finding again and says which acknowledgement expired and when.
+   */
+  expiresAt: z.optional(expiresAtSchema),
+});
 
 export type AcknowledgementInput = z.input<typeof acknowledgementSchema>;
 

@@ -1,45 +1,45 @@
 // The aspect's options: zod schemas, parsed once per constructor; a failure is a UsageError like every
 // other option's (invalid_option, exit 1), naming the constructor and the option.
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { UsageError } from '../errors/index.js';
+import '../errors/zod-english.js';
 import { SEVERITIES } from '../model/index.js';
 import type { PublicKeySource } from '../policy/bundle/index.js';
 
-const conformanceOptionsSchema = z.object({
+const conformanceOptions = {
   /** Findings become warnings: synth never fails because of them. */
-  advisory: z.boolean().default(false),
+  advisory: z._default(z.boolean(), false),
   /** Findings below this severity are warnings, not errors. Default `low`: every finding blocks. */
-  minSeverity: z.enum(SEVERITIES).default('low'),
+  minSeverity: z._default(z.enum(SEVERITIES), 'low'),
+};
+const conformanceOptionsSchema = z.object(conformanceOptions);
+
+const pemSchema = z.union([z.string().check(z.minLength(1)), z.instanceof(Uint8Array)]);
+
+export const fromBundleOptionsSchema = z.strictObject({
+  ...conformanceOptions,
+  /** The platform public key: PEM text, or the path of a PEM file. */
+  publicKey: z.optional(pemSchema),
+  /** Refuse a bundle built for another package. */
+  packageId: z.optional(z.string().check(z.minLength(1))),
+  /** Accept an unsigned bundle. INSECURE: for local experiments only; a loud warning is printed. */
+  allowUnsigned: z._default(z.boolean(), false),
 });
 
-const pemSchema = z.union([z.string().min(1), z.instanceof(Uint8Array)]);
+export const fromServiceOptionsSchema = z.strictObject({
+  ...conformanceOptions,
+  packageId: z.string().check(z.minLength(1)),
+  /** Default: TFGATE_BASE_URL. */
+  baseUrl: z.optional(z.string().check(z.minLength(1))),
+  /** Default: TFGATE_API_KEY (from the pipeline's secret store). Never printed. */
+  apiKey: z.optional(z.string().check(z.minLength(1))),
+  /** Pin the platform public key (PEM text or path) instead of fetching it from the same service. */
+  publicKey: z.optional(pemSchema),
+  /** A CA bundle (PEM file) for a service behind a private CA; NODE_EXTRA_CA_CERTS works too. */
+  caFile: z.optional(z.string().check(z.minLength(1))),
+});
 
-export const fromBundleOptionsSchema = conformanceOptionsSchema
-  .extend({
-    /** The platform public key: PEM text, or the path of a PEM file. */
-    publicKey: pemSchema.optional(),
-    /** Refuse a bundle built for another package. */
-    packageId: z.string().min(1).optional(),
-    /** Accept an unsigned bundle. INSECURE: for local experiments only; a loud warning is printed. */
-    allowUnsigned: z.boolean().default(false),
-  })
-  .strict();
-
-export const fromServiceOptionsSchema = conformanceOptionsSchema
-  .extend({
-    packageId: z.string().min(1),
-    /** Default: TFGATE_BASE_URL. */
-    baseUrl: z.string().min(1).optional(),
-    /** Default: TFGATE_API_KEY (from the pipeline's secret store). Never printed. */
-    apiKey: z.string().min(1).optional(),
-    /** Pin the platform public key (PEM text or path) instead of fetching it from the same service. */
-    publicKey: pemSchema.optional(),
-    /** A CA bundle (PEM file) for a service behind a private CA; NODE_EXTRA_CA_CERTS works too. */
-    caFile: z.string().min(1).optional(),
-  })
-  .strict();
-
-export const fromDesignOptionsSchema = conformanceOptionsSchema.strict();
+export const fromDesignOptionsSchema = z.strictObject(conformanceOptions);
 
 export type ConformanceOptions = z.input<typeof conformanceOptionsSchema>;
 export type ParsedConformanceOptions = z.output<typeof conformanceOptionsSchema>;
@@ -51,7 +51,7 @@ export type FromDesignOptions = z.input<typeof fromDesignOptionsSchema>;
  * Parse a constructor's options. A failure is the UsageError every option of tfgate's raises (code
  * invalid_option, exit 1), naming the constructor (`where`) and each option at fault.
  */
-export function parseAspectOptions<S extends z.ZodObject>(
+export function parseAspectOptions<S extends z.ZodMiniObject>(
   schema: S,
   input: unknown,
   where: string,

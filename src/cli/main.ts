@@ -5,7 +5,6 @@ import { ExitCode, exitCodeFor, formatError } from '../errors/index.js';
 import { recordedExitCode } from './exit-code.js';
 import { explainMissingOptions } from './missing-options.js';
 import { buildProgram } from './program.js';
-import { configureZodFor } from './zod-jit.js';
 
 async function main(argv: string[]): Promise<number> {
   // The command that ran, so a missing flag is named in that command's words.
@@ -13,7 +12,10 @@ async function main(argv: string[]): Promise<number> {
   try {
     const program = buildProgram(argv).hook('preAction', async (_program, action) => {
       running = action;
-      await configureZodFor(action);
+      // Imported when a command runs: --help and --version load no zod. zod-jit.ts imports zod/mini
+      // statically, which esbuild tree-shakes; `await import('zod/mini')` would bundle all of zod/mini.
+      const { configureZodFor } = await import('./zod-jit.js');
+      configureZodFor(action);
     });
     await program.parseAsync(argv);
     // Actions report their exit code through setExitCode; a command that sets none succeeded.

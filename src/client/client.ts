@@ -2,7 +2,7 @@
 // otherwise the documented status semantics decide (interface §4.1, §7).
 import { createPublicKey } from 'node:crypto';
 import { Readable } from 'node:stream';
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { NoDecisionError } from '../errors/index.js';
 import { parseUntrustedJson } from '../json/untrusted.js';
 import type { GateResult, Severity } from '../model/index.js';
@@ -42,7 +42,7 @@ const MAX_PUBLIC_KEY_BYTES = 1024 * 1024;
 const MAX_MANAGEMENT_BODY_BYTES = 1024 * 1024;
 
 /** A management call: what to send, and what answer is accepted (status and the contract's schema). */
-export interface ManagementCall<S extends z.ZodType> {
+export interface ManagementCall<S extends z.ZodMiniType> {
   request: RequestSpec;
   /** The call, for messages: "creating the API key", "the observed state push". */
   what: string;
@@ -217,7 +217,7 @@ export class ServiceClient {
    * answer is used only when the status is the expected one and the body matches the contract's schema:
    * nothing from any other body is printed or used.
    */
-  async call<S extends z.ZodType>(call: ManagementCall<S>): Promise<z.output<S>> {
+  async call<S extends z.ZodMiniType>(call: ManagementCall<S>): Promise<z.output<S>> {
     const spec: RequestSpec =
       call.json === undefined
         ? call.request

@@ -1,17 +1,18 @@
 // The client's settings, normalized once from flags and environment: the key comes from the environment only.
 import { readFile } from 'node:fs/promises';
 import { rootCertificates } from 'node:tls';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { UsageError } from '../errors/index.js';
+import '../errors/zod-english.js';
 
 /** What the command line may set. There is deliberately no API key flag: a flag would land in shell history and ps. */
 export const clientFlagsSchema = z.object({
-  baseUrl: z.string().optional(),
-  caFile: z.string().optional(),
+  baseUrl: z.optional(z.string()),
+  caFile: z.optional(z.string()),
   /** Seconds to wait for response headers, and between body chunks. */
-  timeout: z.coerce.number().positive().optional(),
+  timeout: z.optional(z.coerce.number().check(z.positive())),
   /** Retries after the first attempt. */
-  retries: z.coerce.number().int().min(0).max(10).optional(),
+  retries: z.optional(z.coerce.number().check(z.int(), z.gte(0), z.lte(10))),
 });
 export type ClientFlags = z.input<typeof clientFlagsSchema>;
 

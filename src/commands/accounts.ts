@@ -1,33 +1,37 @@
 // `tfgate accounts create` and `tfgate keys revoke`: the admin API beside `tfgate keys create`.
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { accountViewSchema, apiKeyListSchema } from '../schemas/management.js';
 import { callService, type ManagementContext, type Refusal, serviceConnectionSchema } from './management.js';
 
 /** The service's plans, smallest first; the gate, plan evaluation and bundles need large or above. */
 export const ACCOUNT_PLAN_NAMES = ['starter', 'team', 'large', 'enterprise'] as const;
 
-export const accountsCreateOptionsSchema = serviceConnectionSchema.extend({
+export const accountsCreateOptionsSchema = z.extend(serviceConnectionSchema, {
   name: z
     .string()
-    .regex(
-      /^[a-z0-9][a-z0-9._-]{0,62}$/,
-      'an account name is 1-63 of a-z 0-9 . _ - and starts with a letter or digit',
+    .check(
+      z.regex(
+        /^[a-z0-9][a-z0-9._-]{0,62}$/,
+        'an account name is 1-63 of a-z 0-9 . _ - and starts with a letter or digit',
+      ),
     ),
   plan: z.enum(ACCOUNT_PLAN_NAMES),
 });
 export type AccountsCreateOptions = z.output<typeof accountsCreateOptionsSchema>;
 
-export const keysListOptionsSchema = serviceConnectionSchema.extend({
-  account: z.string().min(1),
+export const keysListOptionsSchema = z.extend(serviceConnectionSchema, {
+  account: z.string().check(z.minLength(1)),
 });
 export type KeysListOptions = z.output<typeof keysListOptionsSchema>;
 
-export const keysRevokeOptionsSchema = serviceConnectionSchema.extend({
+export const keysRevokeOptionsSchema = z.extend(serviceConnectionSchema, {
   keyId: z
     .string()
-    .regex(
-      /^key_[A-Za-z0-9_-]{12}$/,
-      'a key id looks like key_ and 12 letters, digits, _ or - (keys create prints it)',
+    .check(
+      z.regex(
+        /^key_[A-Za-z0-9_-]{12}$/,
+        'a key id looks like key_ and 12 letters, digits, _ or - (keys create prints it)',
+      ),
     ),
 });
 export type KeysRevokeOptions = z.output<typeof keysRevokeOptionsSchema>;

@@ -1,6 +1,6 @@
 // `tfgate apply`: plan → evaluate → report → apply the same saved plan, only when nothing blocks.
 import { access } from 'node:fs/promises';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { ExitCode, UsageError } from '../errors/index.js';
 import type { PlanEvaluator } from '../model/evaluator.js';
 import { createPrivatePlanDir, type PrivatePlanDir } from '../terraform/index.js';
@@ -15,12 +15,12 @@ import {
   wrapperOptionsSchema,
 } from './wrapper/index.js';
 
-export const applyOptionsSchema = wrapperOptionsSchema.extend({
+export const applyOptionsSchema = z.extend(wrapperOptionsSchema, {
   /**
    * Apply this saved plan (e.g. Atlantis's $PLANFILE from `tfgate plan --out`) instead of planning: it is
    * evaluated again, then applied. tfgate never deletes it.
    */
-  planFile: z.string().min(1).optional(),
+  planFile: z.optional(z.string().check(z.minLength(1))),
 });
 export type ApplyOptions = z.output<typeof applyOptionsSchema>;
 

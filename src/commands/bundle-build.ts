@@ -1,6 +1,6 @@
 // `tfgate bundle build`: the package's design and the shipped policy, signed into an OPA bundle.
 import { readFile } from 'node:fs/promises';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { loadDesign } from '../design/index.js';
 import { UsageError } from '../errors/index.js';
 import { writeFileAtomic } from '../fs/atomic-file.js';
@@ -8,16 +8,16 @@ import { buildBundle, loadSigningKey, publicKeyPem, verifyBundle } from '../poli
 import { requireFiles } from './input-files.js';
 
 export const bundleBuildOptionsSchema = z.object({
-  design: z.string().min(1),
+  design: z.string().check(z.minLength(1)),
   /** Path of the PEM private key (RSA). */
-  signingKey: z.string().min(1),
-  keyId: z.string().min(1).optional(),
+  signingKey: z.string().check(z.minLength(1)),
+  keyId: z.optional(z.string().check(z.minLength(1))),
   /** The signature's scope claim; defaults to the package id. */
-  scope: z.string().min(1).optional(),
-  revision: z.string().min(1).optional(),
-  output: z.string().min(1),
+  scope: z.optional(z.string().check(z.minLength(1))),
+  revision: z.optional(z.string().check(z.minLength(1))),
+  output: z.string().check(z.minLength(1)),
   /** Where policy/tfgate/*.rego and policy.wasm are; defaults to the policy that ships with tfgate. */
-  policyDir: z.string().min(1).optional(),
+  policyDir: z.optional(z.string().check(z.minLength(1))),
 });
 export type BundleBuildOptions = z.output<typeof bundleBuildOptionsSchema>;
 

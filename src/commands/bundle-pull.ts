@@ -5,7 +5,7 @@
 
 import { chmod, lstat, mkdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { clientFlagsSchema, ServiceClient, type TransportDeps } from '../client/index.js';
 import { isTfgateError, UsageError } from '../errors/index.js';
 import { writeFileAtomic } from '../fs/atomic-file.js';
@@ -18,7 +18,7 @@ export const DEFAULT_BUNDLE_CACHE = '.tfgate/bundles';
 export const bundlePullOptionsSchema = z.object({
   packageId: packageIdSchema,
   /** The cache root; each package gets its own directory under it. */
-  dir: z.string().min(1).default(DEFAULT_BUNDLE_CACHE),
+  dir: z._default(z.string().check(z.minLength(1)), DEFAULT_BUNDLE_CACHE),
   client: clientFlagsSchema,
 });
 export type BundlePullOptions = z.output<typeof bundlePullOptionsSchema>;
@@ -26,9 +26,9 @@ export type BundlePullOptions = z.output<typeof bundlePullOptionsSchema>;
 /** What the cache directory of one package holds besides the two files. */
 const cacheMetaSchema = z.object({
   package_id: z.string(),
-  etag: z.string().optional(),
+  etag: z.optional(z.string()),
   revision: z.string(),
-  key_id: z.string().optional(),
+  key_id: z.optional(z.string()),
   pulled_at: z.string(),
   base_url: z.string(),
 });

@@ -1,20 +1,22 @@
 // `tfgate bundle verify`: what opa would check (signature, scope, every file's digest), and tfgate's layout.
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { readVerifiedBundle, type VerifiedBundle } from '../policy/bundle/index.js';
 import { requireFiles } from './input-files.js';
 
 export const bundleVerifyOptionsSchema = z
   .object({
-    bundle: z.string().min(1),
-    publicKey: z.string().min(1).optional(),
-    packageId: z.string().min(1).optional(),
-    scope: z.string().min(1).optional(),
-    allowUnsigned: z.boolean().default(false),
+    bundle: z.string().check(z.minLength(1)),
+    publicKey: z.optional(z.string().check(z.minLength(1))),
+    packageId: z.optional(z.string().check(z.minLength(1))),
+    scope: z.optional(z.string().check(z.minLength(1))),
+    allowUnsigned: z._default(z.boolean(), false),
   })
-  .refine((o) => o.publicKey !== undefined || o.allowUnsigned, {
-    message: 'a bundle is verified with the platform public key: pass --public-key <pem>',
-    path: ['publicKey'],
-  });
+  .check(
+    z.refine((o) => o.publicKey !== undefined || o.allowUnsigned, {
+      message: 'a bundle is verified with the platform public key: pass --public-key <pem>',
+      path: ['publicKey'],
+    }),
+  );
 export type BundleVerifyOptions = z.output<typeof bundleVerifyOptionsSchema>;
 
 /** Resolves with what was verified; a refusal is a thrown BundleVerificationError (exit 4) saying which check failed. */

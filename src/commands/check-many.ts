@@ -3,7 +3,7 @@
 // blocked if any root is blocked, else no decision if any root has none, never a pass that skipped one.
 import { availableParallelism } from 'node:os';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import {
   ADVISORY_CONSEQUENCE,
   advisoryNotice,
@@ -25,42 +25,39 @@ import { checkRoute, openEvaluator, type RouteOption, routeSchema } from './rout
 export const checkManyOptionsSchema = z
   .object({
     /** From the flags: each path a file, a directory (every plan under it) or a glob. */
-    plans: z.array(planInputSchema).default([]),
+    plans: z._default(z.array(planInputSchema), []),
     /** A plan map: each plan (or pattern) with its own root name, package or bundle, and configuration. */
-    planMap: z.string().min(1).optional(),
+    planMap: z.optional(z.string().check(z.minLength(1))),
     /** The command line's route, for plans the map gives no package; optional with a plan map. */
-    route: routeSchema.optional(),
+    route: z.optional(routeSchema),
     /** What a map entry's route takes from the command line: the service's address, the platform key. */
-    routeDefaults: z
-      .object({
-        baseUrl: z.string().min(1).optional(),
-        caFile: z.string().min(1).optional(),
-        publicKey: z.string().min(1).optional(),
-        allowUnsigned: z.boolean().default(false),
-      })
-      .default({ allowUnsigned: false }),
+    routeDefaults: z._default(
+      z.object({
+        baseUrl: z.optional(z.string().check(z.minLength(1))),
+        caFile: z.optional(z.string().check(z.minLength(1))),
+        publicKey: z.optional(z.string().check(z.minLength(1))),
+        allowUnsigned: z._default(z.boolean(), false),
+      }),
+      { allowUnsigned: false },
+    ),
     minSeverity: minSeveritySchema,
     reports: reportTargetsSchema,
     advisory: advisorySchema,
-    repositoryRoot: z.string().min(1).optional(),
+    repositoryRoot: z.optional(z.string().check(z.minLength(1))),
     /** Plans read and evaluated at once. */
-    concurrency: z
-      .number()
-      .int()
-      .min(1)
-      .default(() => Math.min(4, availableParallelism() + 1)),
+    concurrency: z._default(z.number().check(z.int(), z.gte(1)), () =>
+      Math.min(4, availableParallelism() + 1),
+    ),
     /** Plan bytes held in memory at once, over the plans being read (a plan larger than this runs alone). */
-    memoryBudgetBytes: z
-      .number()
-      .int()
-      .min(1)
-      .default(512 * 1024 * 1024),
+    memoryBudgetBytes: z._default(z.number().check(z.int(), z.gte(1)), 512 * 1024 * 1024),
   })
-  .refine((o) => o.plans.length > 0 || o.planMap !== undefined, {
-    message:
-      'give the plans: --plan-json/--plan-file (repeatable: files, directories or globs) or --plan-map',
-    path: ['plans'],
-  });
+  .check(
+    z.refine((o) => o.plans.length > 0 || o.planMap !== undefined, {
+      message:
+        'give the plans: --plan-json/--plan-file (repeatable: files, directories or globs) or --plan-map',
+      path: ['plans'],
+    }),
+  );
 export type CheckManyOptions = z.output<typeof checkManyOptionsSchema>;
 
 export interface CheckManyOutcome {

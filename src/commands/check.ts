@@ -1,7 +1,7 @@
 // `tfgate check`: evaluate existing plans (no terraform run): one plan and one route (this file), or many plans
 // each with its package, under one verdict (check-many.ts).
 import { rm, stat } from 'node:fs/promises';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { ExitCode, UsageError } from '../errors/index.js';
 import type { PlanEvaluator } from '../model/evaluator.js';
 import { advisorySchema, minSeveritySchema, reportTargetsSchema } from '../options/common.js';
@@ -37,24 +37,26 @@ export const checkOptionsSchema = z
      * Atlantis's custom_policy_check reads a policy result from the output of a step that exits 0: a block
      * exits 0 with the text report on stdout, "FAIL: N failures" first. No decision still exits 4.
      */
-    customPolicyCheck: z.boolean().default(false),
+    customPolicyCheck: z._default(z.boolean(), false),
     /** The JSON result of an earlier check whose blocking findings were approved (Atlantis's approve_policies). */
-    approvedFindings: z.string().min(1).optional(),
+    approvedFindings: z.optional(z.string().check(z.minLength(1))),
     /**
      * The configuration the plan was made from, so findings get the file and line that declare them. Default
      * with --plan-file: where terraform ran (--chdir, else the working directory); with --plan-json: none.
      */
-    configDir: z.string().min(1).optional(),
+    configDir: z.optional(z.string().check(z.minLength(1))),
     /** Locations are relative to this (default: the git work tree holding the configuration). */
-    repositoryRoot: z.string().min(1).optional(),
+    repositoryRoot: z.optional(z.string().check(z.minLength(1))),
   })
-  .refine(
-    (o) => !o.customPolicyCheck || o.reports.every((t) => t.path !== undefined || t.format === 'text'),
-    {
-      message:
-        '--custom-policy-check prints the text report on stdout, where Atlantis reads it: give the other --format an --output <file>',
-      path: ['reports'],
-    },
+  .check(
+    z.refine(
+      (o) => !o.customPolicyCheck || o.reports.every((t) => t.path !== undefined || t.format === 'text'),
+      {
+        message:
+          '--custom-policy-check prints the text report on stdout, where Atlantis reads it: give the other --format an --output <file>',
+        path: ['reports'],
+      },
+    ),
   );
 export type CheckOptions = z.output<typeof checkOptionsSchema>;
 

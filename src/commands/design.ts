@@ -1,6 +1,6 @@
 // `tfgate design push|approve|show|diff`: a package's design through the management API.
 import { Readable } from 'node:stream';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { packagePath, type ServiceClient } from '../client/index.js';
 import { compareDesigns, type DesignChanges } from '../design/diff.js';
 import { type Design, designSchema, readDesignFile } from '../design/index.js';
@@ -16,23 +16,23 @@ import {
   withService,
 } from './management.js';
 
-export const designPushOptionsSchema = serviceConnectionSchema.extend({
-  file: z.string().min(1),
+export const designPushOptionsSchema = z.extend(serviceConnectionSchema, {
+  file: z.string().check(z.minLength(1)),
   /** The design's own package_id when omitted; must agree with it when given. */
-  packageId: packageIdSchema.optional(),
+  packageId: z.optional(packageIdSchema),
 });
 export type DesignPushOptions = z.output<typeof designPushOptionsSchema>;
 
-export const designApproveOptionsSchema = serviceConnectionSchema.extend({
+export const designApproveOptionsSchema = z.extend(serviceConnectionSchema, {
   packageId: packageIdSchema,
-  revision: z.string().min(1).optional(),
+  revision: z.optional(z.string().check(z.minLength(1))),
 });
 export type DesignApproveOptions = z.output<typeof designApproveOptionsSchema>;
 
-export const designPackageOptionsSchema = serviceConnectionSchema.extend({
+export const designPackageOptionsSchema = z.extend(serviceConnectionSchema, {
   packageId: packageIdSchema,
   /** diff only: a local design to compare with the service's. */
-  file: z.string().min(1).optional(),
+  file: z.optional(z.string().check(z.minLength(1))),
 });
 export type DesignPackageOptions = z.output<typeof designPackageOptionsSchema>;
 

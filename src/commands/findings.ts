@@ -1,10 +1,10 @@
 // `tfgate findings list|ack` and `tfgate audit`: a package's drift findings, their acknowledgement, and the audit log.
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { packagePath } from '../client/index.js';
 import { PLAN_RULES, type PlanAcknowledgement, type PlanRule } from '../model/index.js';
 import { packageIdSchema } from '../options/common.js';
 import { findingId } from '../policy/finding-id.js';
-import { acknowledgementSchema, driftFindingSchema } from '../schemas/contract.js';
+import { acknowledgementFields, driftFindingSchema } from '../schemas/contract.js';
 import { expiresAtSchema } from '../schemas/expiry.js';
 import {
   type AuditRecord,
@@ -23,9 +23,9 @@ import {
 
 export const FINDING_STATUSES = ['open', 'acknowledged', 'resolved'] as const;
 
-export const findingsListOptionsSchema = serviceConnectionSchema.extend({
+export const findingsListOptionsSchema = z.extend(serviceConnectionSchema, {
   packageId: packageIdSchema,
-  status: z.enum(FINDING_STATUSES).optional(),
+  status: z.optional(z.enum(FINDING_STATUSES)),
 });
 export type FindingsListOptions = z.output<typeof findingsListOptionsSchema>;
 
@@ -37,24 +37,31 @@ const DURATION_UNITS: Readonly<Record<string, number>> = {
 };
 
 /** `--expires-in`: a whole number of minutes, hours, days or weeks (30d), as milliseconds. */
-export const expiresInSchema = z.string().transform((text, ctx) => {
-  const match = /^\s*([1-9][0-9]{0,5})\s*([mhdw])\s*$/.exec(text);
-  if (!match) {
-    ctx.addIssue({ code: 'custom', message: `"${text}" is not a duration; use e.g. 90m, 12h, 30d or 2w` });
-    return z.NEVER;
-  }
-  return Number(match[1]) * DURATION_UNITS[match[2]!]!;
-});
+export const expiresInSchema = z.pipe(
+  z.string(),
+  z.transform((text: string, ctx) => {
+    const match = /^\s*([1-9][0-9]{0,5})\s*([mhdw])\s*$/.exec(text);
+    if (!match) {
+      ctx.issues.push({
+        code: 'custom',
+        message: `"${text}" is not a duration; use e.g. 90m, 12h, 30d or 2w`,
+        input: text,
+      });
+      return z.NEVER;
+    }
+    return Number(match[1]) * DURATION_UNITS[match[2]!]!;
+  }),
+);
 
 /** --expires-in or --expires-at (not both): when the acknowledgement stops holding. */
 const expiryShape = {
-  expiresIn: expiresInSchema.optional(),
-  expiresAt: z.string().pipe(expiresAtSchema).optional(),
+  expiresIn: z.optional(expiresInSchema),
+  expiresAt: z.optional(z.pipe(z.string(), expiresAtSchema)),
 };
 
 function refineExpiry(
   value: { expiresIn?: number | undefined; expiresAt?: string | undefined },
-  ctx: z.RefinementCtx,
+  ctx: z.core.$RefinementCtx,
 ): void {
   if (value.expiresIn !== undefined && value.expiresAt !== undefined) {
     ctx.addIssue({
@@ -76,58 +83,63 @@ export function expiryOf(
 
 const reasonSchema = z
   .string()
-  .trim()
-  .min(1, 'say why this finding may be accepted (it is recorded in the audit log)');
+  .check(z.trim(), z.minLength(1, 'say why this finding may be accepted (it is recorded in the audit log)'));
 
-export const findingsAckOptionsSchema = serviceConnectionSchema
-  .extend({
+export const findingsAckOptionsSchema = z
+  .extend(serviceConnectionSchema, {
     packageId: packageIdSchema,
     findingId: z
       .string()
-      .regex(
-        /^f_[0-9a-f]{20}$/,
-        'a finding id looks like f_ and 20 hex digits (tfgate findings list shows them)',
+      .check(
+        z.regex(
+          /^f_[0-9a-f]{20}$/,
+          'a finding id looks like f_ and 20 hex digits (tfgate findings list shows them)',
+        ),
       ),
     reason: reasonSchema,
     ...expiryShape,
   })
-  .superRefine(refineExpiry);
+  .check(z.superRefine(refineExpiry));
 
 /** `--plan-finding <rule>:<address>`: the rule names no colon, so the first colon splits them. */
-export const planFindingSchema = z.string().transform((text, ctx) => {
-  const colon = text.indexOf(':');
-  const rule = text.slice(0, colon);
-  const address = text.slice(colon + 1);
-  if (colon < 0 || !(PLAN_RULES as readonly string[]).includes(rule) || address === '') {
-    ctx.addIssue({
-      code: 'custom',
-      message: `write <rule>:<address>, with rule one of ${PLAN_RULES.join(', ')} (e.g. capability_dependency_destroyed:aws_db_instance.ledger)`,
-    });
-    return z.NEVER;
-  }
-  return { rule: rule as PlanRule, address };
-});
+export const planFindingSchema = z.pipe(
+  z.string(),
+  z.transform((text: string, ctx) => {
+    const colon = text.indexOf(':');
+    const rule = text.slice(0, colon);
+    const address = text.slice(colon + 1);
+    if (colon < 0 || !(PLAN_RULES as readonly string[]).includes(rule) || address === '') {
+      ctx.issues.push({
+        code: 'custom',
+        message: `write <rule>:<address>, with rule one of ${PLAN_RULES.join(', ')} (e.g. capability_dependency_destroyed:aws_db_instance.ledger)`,
+        input: text,
+      });
+      return z.NEVER;
+    }
+    return { rule: rule as PlanRule, address };
+  }),
+);
 
-export const planAckOptionsSchema = serviceConnectionSchema
-  .extend({
+export const planAckOptionsSchema = z
+  .extend(serviceConnectionSchema, {
     packageId: packageIdSchema,
     planFinding: planFindingSchema,
     reason: reasonSchema,
     ...expiryShape,
   })
-  .superRefine(refineExpiry);
+  .check(z.superRefine(refineExpiry));
 export type PlanAckOptions = z.output<typeof planAckOptionsSchema>;
 
-export const planRevokeOptionsSchema = serviceConnectionSchema.extend({
+export const planRevokeOptionsSchema = z.extend(serviceConnectionSchema, {
   packageId: packageIdSchema,
   planFinding: planFindingSchema,
 });
 export type PlanRevokeOptions = z.output<typeof planRevokeOptionsSchema>;
 
-export const planAcksListOptionsSchema = serviceConnectionSchema.extend({ packageId: packageIdSchema });
+export const planAcksListOptionsSchema = z.extend(serviceConnectionSchema, { packageId: packageIdSchema });
 export type PlanAcksListOptions = z.output<typeof planAcksListOptionsSchema>;
 
-const planAcknowledgementSchema = acknowledgementSchema.extend({
+const planAcknowledgementSchema = z.extend(acknowledgementFields, {
   finding_id: z.string(),
   rule: z.enum(PLAN_RULES),
   address: z.string(),
@@ -139,17 +151,23 @@ const planAcknowledgementListSchema = z.object({
 
 export type FindingsAckOptions = z.output<typeof findingsAckOptionsSchema>;
 
-export const auditOptionsSchema = serviceConnectionSchema.extend({
+/** `--since`: a date or time Date.parse reads, as a Date. */
+const sinceSchema = z.pipe(
+  z
+    .string()
+    .check(
+      z.refine(
+        (s) => !Number.isNaN(Date.parse(s)),
+        'must be a date or time such as 2026-11-24 or 2026-11-24T09:00:00Z',
+      ),
+    ),
+  z.transform((s: string) => new Date(Date.parse(s))),
+);
+
+export const auditOptionsSchema = z.extend(serviceConnectionSchema, {
   packageId: packageIdSchema,
   /** Only entries at or after this time. */
-  since: z
-    .string()
-    .refine(
-      (s) => !Number.isNaN(Date.parse(s)),
-      'must be a date or time such as 2026-11-24 or 2026-11-24T09:00:00Z',
-    )
-    .transform((s) => new Date(Date.parse(s)))
-    .optional(),
+  since: z.optional(sinceSchema),
 });
 export type AuditOptions = z.output<typeof auditOptionsSchema>;
 

@@ -1,7 +1,7 @@
 // `tfgate gate`: the release-job gate. It asks the service with fail_status=true and trusts the status
 // (200 pass, 409 blocked), so it works against any implementation of the interface.
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { clientFlagsSchema, type GateOutcome, ServiceClient, type TransportDeps } from '../client/index.js';
 import { ADVISORY_CONSEQUENCE, advisoryNotice, ExitCode } from '../errors/index.js';
 import type { GateResult } from '../model/index.js';
@@ -18,7 +18,7 @@ import type { CommandIo } from './io.js';
 export const gateOptionsSchema = z.object({
   packageId: packageIdSchema,
   minSeverity: minSeveritySchema,
-  refresh: z.boolean().default(false),
+  refresh: z._default(z.boolean(), false),
   advisory: advisorySchema,
   reports: reportTargetsSchema,
   client: clientFlagsSchema,
@@ -26,7 +26,7 @@ export const gateOptionsSchema = z.object({
    * The package's design file in the repository: drift findings have no line in the configuration, so SARIF
    * places them on it (GitHub code scanning needs a file for every result). Default: the repository root.
    */
-  designFile: z.string().min(1).optional(),
+  designFile: z.optional(z.string().check(z.minLength(1))),
 });
 export type GateOptions = z.output<typeof gateOptionsSchema>;
 

@@ -1,13 +1,13 @@
 // `tfgate keys create`: an API key through the admin API. The key is returned once; the caller prints it.
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { ServiceClient } from '../client/index.js';
 import { serviceConnectionSchema } from '../options/common.js';
 import { API_KEY_SCOPES, createdApiKeySchema } from '../schemas/contract.js';
 
-export const keysCreateOptionsSchema = serviceConnectionSchema.extend({
-  account: z.string().min(1),
-  name: z.string().min(1).max(100),
-  scopes: z.array(z.enum(API_KEY_SCOPES)).min(1),
+export const keysCreateOptionsSchema = z.extend(serviceConnectionSchema, {
+  account: z.string().check(z.minLength(1)),
+  name: z.string().check(z.minLength(1), z.maxLength(100)),
+  scopes: z.array(z.enum(API_KEY_SCOPES)).check(z.minLength(1)),
 });
 export type KeysCreateOptions = z.output<typeof keysCreateOptionsSchema>;
 

@@ -1,6 +1,6 @@
 // What the management commands share: one client per command, and the service's refusals (404/409/403)
 // said in plain words with what to run next. Each command lists the refusals it can meet.
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { type ManagementCall, ServiceClient } from '../client/index.js';
 import { isTfgateError, UsageError } from '../errors/index.js';
 import { serviceConnectionSchema } from '../options/common.js';
@@ -38,7 +38,7 @@ export async function withService<T>(
 }
 
 /** A management call whose known refusals become one plain UsageError (exit 1); others keep the client's error. */
-export async function manage<S extends z.ZodType>(
+export async function manage<S extends z.ZodMiniType>(
   client: ServiceClient,
   call: ManagementCall<S>,
   refusals: readonly Refusal[],
@@ -62,7 +62,7 @@ export async function manage<S extends z.ZodType>(
 }
 
 /** One management call on a client of its own. */
-export function callService<S extends z.ZodType>(
+export function callService<S extends z.ZodMiniType>(
   connection: ServiceConnection,
   context: ManagementContext,
   call: ManagementCall<S>,

@@ -1,20 +1,20 @@
 // Where one plan comes from (--plan-json or --plan-file) and opening it as a PlanSource: shared by the
 // single-plan check and the many-plan check.
 import { access, constants } from 'node:fs/promises';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { InvalidPlanError } from '../errors/index.js';
 import { fileSource, type PlanSource, stdinSource } from '../plan/index.js';
 
 /** Where the plan comes from: exactly one of --plan-json and --plan-file. */
 export const planInputSchema = z.discriminatedUnion('kind', [
   /** `terraform show -json` output in a file, or "-" for stdin. */
-  z.object({ kind: z.literal('plan-json'), path: z.string().min(1) }),
+  z.object({ kind: z.literal('plan-json'), path: z.string().check(z.minLength(1)) }),
   /** A saved plan (Atlantis's $PLANFILE, Spacelift's spacelift.plan), streamed through `terraform show -json`. */
   z.object({
     kind: z.literal('plan-file'),
-    path: z.string().min(1),
-    chdir: z.string().min(1).optional(),
-    terraformBin: z.string().min(1).optional(),
+    path: z.string().check(z.minLength(1)),
+    chdir: z.optional(z.string().check(z.minLength(1))),
+    terraformBin: z.optional(z.string().check(z.minLength(1))),
   }),
 ]);
 export type PlanInputOption = z.output<typeof planInputSchema>;

@@ -1,7 +1,7 @@
 // `tfgate plan`: terraform plan into a private file → show -json streamed into the evaluator → reports; the
 // plan is kept (--out) only when it may be applied. The session and the steps are in ./wrapper/.
 import { rm } from 'node:fs/promises';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { ExitCode } from '../errors/index.js';
 import { copyFileAtomic } from '../fs/atomic-file.js';
 import { createPrivatePlanDir, type PrivatePlanDir } from '../terraform/index.js';
@@ -10,9 +10,9 @@ import * as wrapper from './wrapper/index.js';
 
 export type { ProgressReporter, WrapperContext, WrapperResult } from './wrapper/index.js';
 
-export const planOptionsSchema = wrapper.wrapperOptionsSchema.extend({
+export const planOptionsSchema = z.extend(wrapper.wrapperOptionsSchema, {
   /** Keep the evaluated plan here (written whole, only when it may be applied) for a later apply. */
-  out: z.string().min(1).optional(),
+  out: z.optional(z.string().check(z.minLength(1))),
 });
 export type PlanOptions = z.output<typeof planOptionsSchema>;
 

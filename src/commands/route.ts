@@ -1,6 +1,6 @@
 // Who decides: a signed bundle, offline (--bundle), or the service (--package). Shared by `tfgate check` and
 // the wrapper (plan, apply): the route's options and opening its evaluator.
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import type { PlanEvaluator } from '../model/evaluator.js';
 import { requireFiles } from './input-files.js';
 
@@ -9,25 +9,27 @@ export const routeSchema = z.discriminatedUnion('kind', [
   z
     .object({
       kind: z.literal('bundle'),
-      bundle: z.string().min(1),
-      publicKey: z.string().min(1).optional(),
+      bundle: z.string().check(z.minLength(1)),
+      publicKey: z.optional(z.string().check(z.minLength(1))),
       /** INSECURE opt-in: accept a bundle without .signatures.json (warned about on stderr every time). */
-      allowUnsigned: z.boolean().default(false),
+      allowUnsigned: z._default(z.boolean(), false),
       /** Refuse a bundle built for another package. */
-      packageId: z.string().min(1).optional(),
+      packageId: z.optional(z.string().check(z.minLength(1))),
     })
-    .refine((r) => r.publicKey !== undefined || r.allowUnsigned, {
-      message: 'a bundle is verified with the platform public key: pass --public-key <pem>',
-      path: ['publicKey'],
-    }),
+    .check(
+      z.refine((r) => r.publicKey !== undefined || r.allowUnsigned, {
+        message: 'a bundle is verified with the platform public key: pass --public-key <pem>',
+        path: ['publicKey'],
+      }),
+    ),
   /** The service decides: the plan is streamed to it; the key comes from TFGATE_API_KEY only. */
   z.object({
     kind: z.literal('remote'),
     /** The service validates the id (404 package_not_found); it is URL-encoded into the path. */
-    packageId: z.string().min(1),
+    packageId: z.string().check(z.minLength(1)),
     /** Falls back to TFGATE_BASE_URL. */
-    baseUrl: z.string().min(1).optional(),
-    caFile: z.string().min(1).optional(),
+    baseUrl: z.optional(z.string().check(z.minLength(1))),
+    caFile: z.optional(z.string().check(z.minLength(1))),
   }),
 ]);
 export type RouteOption = z.output<typeof routeSchema>;

@@ -2,33 +2,33 @@
 // management API. The HMAC key comes from TFGATE_RUN_TASK_HMAC_KEY (never a flag: a secret stays off the
 // command line) or is generated here; the service stores it sealed and never returns it.
 import { randomBytes } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { packagePath } from '../client/index.js';
 import { UsageError } from '../errors/index.js';
 import { packageIdSchema, serviceConnectionSchema } from '../options/common.js';
 import { severitySchema } from '../schemas/contract.js';
 import { callService, type ManagementContext, packageRefusals } from './management.js';
 
-export const runTaskConfigureOptionsSchema = serviceConnectionSchema.extend({
+export const runTaskConfigureOptionsSchema = z.extend(serviceConnectionSchema, {
   packageId: packageIdSchema,
-  minSeverity: severitySchema.optional(),
-  generateKey: z.boolean().default(false),
+  minSeverity: z.optional(severitySchema),
+  generateKey: z._default(z.boolean(), false),
   /** From TFGATE_RUN_TASK_HMAC_KEY only. */
-  hmacKey: z.string().optional(),
+  hmacKey: z.optional(z.string()),
 });
 export type RunTaskConfigureOptions = z.output<typeof runTaskConfigureOptionsSchema>;
 
-export const runTaskShowOptionsSchema = serviceConnectionSchema.extend({ packageId: packageIdSchema });
+export const runTaskShowOptionsSchema = z.extend(serviceConnectionSchema, { packageId: packageIdSchema });
 export type RunTaskShowOptions = z.output<typeof runTaskShowOptionsSchema>;
 
 const runTaskViewSchema = z.object({
   package_id: z.string(),
   configured: z.boolean(),
-  min_severity: severitySchema.optional(),
+  min_severity: z.optional(severitySchema),
   url: z.string(),
   allowed_origins: z.array(z.string()),
-  created_at: z.string().optional(),
-  updated_at: z.string().optional(),
+  created_at: z.optional(z.string()),
+  updated_at: z.optional(z.string()),
 });
 export type RunTaskView = z.output<typeof runTaskViewSchema>;
 

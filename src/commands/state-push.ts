@@ -1,7 +1,7 @@
 // `tfgate state push`: send the observed state (terraform show -json) to the service, streamed, through the
 // one service client; terraform runs through the one terraform runner (binary resolution, signal guard).
 import { access } from 'node:fs/promises';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { packagePath, ServiceClient } from '../client/index.js';
 import { TerraformError, UsageError } from '../errors/index.js';
 import type { PlanSource } from '../model/evaluator.js';
@@ -10,12 +10,12 @@ import { fileSource, stdinSource } from '../plan/index.js';
 import { observedStateResponseSchema } from '../schemas/contract.js';
 import { SignalGuard, Terraform } from '../terraform/index.js';
 
-export const statePushOptionsSchema = serviceConnectionSchema.extend({
+export const statePushOptionsSchema = z.extend(serviceConnectionSchema, {
   package: packageIdSchema,
   /** A file with `terraform show -json` output, or "-" for stdin; without it terraform runs. */
-  stateJson: z.string().min(1).optional(),
-  chdir: z.string().min(1).optional(),
-  terraformBin: z.string().min(1).optional(),
+  stateJson: z.optional(z.string().check(z.minLength(1))),
+  chdir: z.optional(z.string().check(z.minLength(1))),
+  terraformBin: z.optional(z.string().check(z.minLength(1))),
 });
 export type StatePushOptions = z.output<typeof statePushOptionsSchema>;
 

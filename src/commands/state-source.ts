@@ -1,6 +1,6 @@
 // `tfgate state-source set|show|clear`: where a package's state lives, so the service's drift checks read it
 // from the backend now instead of judging the last pushed snapshot.
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { packagePath } from '../client/index.js';
 import { packageIdSchema } from '../options/common.js';
 import { STATE_BACKEND_TYPES, STATE_FALLBACKS, stateSourceViewSchema } from '../schemas/management.js';
@@ -16,18 +16,21 @@ type Setting = string | number | boolean | Setting[] | { [key: string]: Setting 
 
 export type StateSourceView = z.output<typeof stateSourceViewSchema>;
 
-export const stateSourceSetOptionsSchema = serviceConnectionSchema.extend({
+export const stateSourceSetOptionsSchema = z.extend(serviceConnectionSchema, {
   packageId: packageIdSchema,
   type: z.enum(STATE_BACKEND_TYPES, { error: () => `must be one of ${STATE_BACKEND_TYPES.join(', ')}` }),
   /** `--config key=value` (repeatable) and `--config-json` (nested blocks) merged; `--config` wins. */
-  config: z.record(z.string(), z.custom<Setting>()).default({}),
-  fallback: z
-    .enum(STATE_FALLBACKS, { error: () => 'must be none (a failed read fails the check) or pushed' })
-    .default('none'),
+  config: z._default(z.record(z.string(), z.custom<Setting>()), {}),
+  fallback: z._default(
+    z.enum(STATE_FALLBACKS, { error: () => 'must be none (a failed read fails the check) or pushed' }),
+    'none',
+  ),
 });
 export type StateSourceSetOptions = z.output<typeof stateSourceSetOptionsSchema>;
 
-export const stateSourcePackageOptionsSchema = serviceConnectionSchema.extend({ packageId: packageIdSchema });
+export const stateSourcePackageOptionsSchema = z.extend(serviceConnectionSchema, {
+  packageId: packageIdSchema,
+});
 export type StateSourcePackageOptions = z.output<typeof stateSourcePackageOptionsSchema>;
 
 const path = (packageId: string) => packagePath(packageId, 'state-source');

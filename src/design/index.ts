@@ -1,6 +1,6 @@
 // The approved design document (YAML or JSON), validated with zod. See the contract's "Approved design document".
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { knownKinds } from '../catalog/index.js';
 import { UsageError } from '../errors/index.js';
 import { plainIssueMessage } from '../errors/options.js';
@@ -11,67 +11,75 @@ export const PACKAGE_ID_PATTERN = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 const TYPE_NAME_PATTERN = /^[a-z][a-z0-9_]*$/;
 const KIND_PATTERN = /^[a-z][a-z0-9_]*$/;
 
-const capabilitySchema = z
-  .object({
-    name: z.string().min(1, 'must be a non-empty string'),
-    depends_on: z.array(
-      z
-        .string()
-        .min(1, 'must be a non-empty resource address')
-        .regex(
+const capabilitySchema = z.strictObject({
+  name: z.string().check(z.minLength(1, 'must be a non-empty string')),
+  depends_on: z.array(
+    z
+      .string()
+      .check(
+        z.minLength(1, 'must be a non-empty resource address'),
+        z.regex(
           /^\S+$/,
           'must be a resource address without spaces, e.g. aws_db_instance.ledger or module.queue.*',
         ),
-    ),
-  })
-  .strict();
+      ),
+  ),
+});
 
 export const designSchema = z
-  .object({
+  .strictObject({
     package_id: z
       .string()
-      .regex(
-        PACKAGE_ID_PATTERN,
-        'must match [a-z0-9][a-z0-9._-]{0,62}: a lowercase letter or digit, then up to 62 of a-z 0-9 . _ -',
+      .check(
+        z.regex(
+          PACKAGE_ID_PATTERN,
+          'must match [a-z0-9][a-z0-9._-]{0,62}: a lowercase letter or digit, then up to 62 of a-z 0-9 . _ -',
+        ),
       ),
-    name: z.string().optional(),
-    sanctioned_kinds: z.array(z.string().regex(KIND_PATTERN, 'must be a kind name such as object_storage')),
-    capabilities: z.array(capabilitySchema).default([]),
-    catalog: z
-      .record(
-        z.string().regex(TYPE_NAME_PATTERN, 'must be a Terraform resource type such as aws_s3_bucket'),
-        z.string().regex(KIND_PATTERN, 'must be a kind name such as object_storage'),
-      )
-      .default({}),
+    name: z.optional(z.string()),
+    sanctioned_kinds: z.array(
+      z.string().check(z.regex(KIND_PATTERN, 'must be a kind name such as object_storage')),
+    ),
+    capabilities: z._default(z.array(capabilitySchema), []),
+    catalog: z._default(
+      z.record(
+        z
+          .string()
+          .check(z.regex(TYPE_NAME_PATTERN, 'must be a Terraform resource type such as aws_s3_bucket')),
+        z.string().check(z.regex(KIND_PATTERN, 'must be a kind name such as object_storage')),
+      ),
+      {},
+    ),
   })
-  .strict()
-  .superRefine((design, ctx) => {
-    // Typo protection: a misspelt kind would silently sanction nothing.
-    const kinds = knownKinds(design);
-    design.sanctioned_kinds.forEach((kind, index) => {
-      if (!kinds.has(kind)) {
-        const near = closest(kind, [...kinds]);
-        ctx.addIssue({
-          code: 'custom',
-          path: ['sanctioned_kinds', index],
-          message: `unknown kind "${kind}"${near ? ` (did you mean "${near}"?)` : ''}; a new kind needs a catalog entry mapping a resource type to it`,
-        });
-      }
-    });
-    const seen = new Map<string, number>();
-    design.capabilities.forEach((capability, index) => {
-      const first = seen.get(capability.name);
-      if (first !== undefined) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['capabilities', index, 'name'],
-          message: `duplicate capability name "${capability.name}" (also capabilities[${first}])`,
-        });
-      } else {
-        seen.set(capability.name, index);
-      }
-    });
-  });
+  .check(
+    z.superRefine((design, ctx) => {
+      // Typo protection: a misspelt kind would silently sanction nothing.
+      const kinds = knownKinds(design);
+      design.sanctioned_kinds.forEach((kind, index) => {
+        if (!kinds.has(kind)) {
+          const near = closest(kind, [...kinds]);
+          ctx.addIssue({
+            code: 'custom',
+            path: ['sanctioned_kinds', index],
+            message: `unknown kind "${kind}"${near ? ` (did you mean "${near}"?)` : ''}; a new kind needs a catalog entry mapping a resource type to it`,
+          });
+        }
+      });
+      const seen = new Map<string, number>();
+      design.capabilities.forEach((capability, index) => {
+        const first = seen.get(capability.name);
+        if (first !== undefined) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['capabilities', index, 'name'],
+            message: `duplicate capability name "${capability.name}" (also capabilities[${first}])`,
+          });
+        } else {
+          seen.set(capability.name, index);
+        }
+      });
+    }),
+  );
 
 export type Design = z.infer<typeof designSchema>;
 

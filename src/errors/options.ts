@@ -1,14 +1,14 @@
 // Options validated by a zod schema, in plain words: a failure is one UsageError naming each offending flag
 // or option, never the schema library's wording. In the errors layer so every layer (the CLI's normalisers,
 // the CDKTF aspect's options) can use it.
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { UsageError } from './index.js';
 
 /**
  * Validate options with a schema; a failure becomes one UsageError naming each offending flag.
  * `flagNames` maps an option path ("route.publicKey") to how the user wrote it ("--public-key").
  */
-export function parseOptions<S extends z.ZodType>(
+export function parseOptions<S extends z.ZodMiniType>(
   schema: S,
   input: unknown,
   flagNames: Readonly<Record<string, string>> = {},

@@ -1,6 +1,6 @@
 // Option pieces shared by commands: severity, package id, reports (--format/--output), advisory, reading
 // the environment, and turning a zod failure into a usage error that names the flag.
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { UsageError } from '../errors/index.js';
 import { REPORT_FORMATS, reportTargets, reportTargetsFromSpecs } from '../report/index.js';
 import { severitySchema } from '../schemas/findings.js';
@@ -8,41 +8,47 @@ import { severitySchema } from '../schemas/findings.js';
 /** The contract's package id: `[a-z0-9][a-z0-9._-]{0,62}` (the design's PACKAGE_ID_PATTERN). */
 export const packageIdSchema = z
   .string()
-  .regex(
-    /^[a-z0-9][a-z0-9._-]{0,62}$/,
-    'a package id is 1-63 of a-z 0-9 . _ - and starts with a letter or digit',
+  .check(
+    z.regex(
+      /^[a-z0-9][a-z0-9._-]{0,62}$/,
+      'a package id is 1-63 of a-z 0-9 . _ - and starts with a letter or digit',
+    ),
   );
 
 /** Where the service is, for the one-shot management commands (keys create, state push). */
 export const serviceConnectionSchema = z.object({
   /** Falls back to TFGATE_BASE_URL. */
-  baseUrl: z.string().optional(),
+  baseUrl: z.optional(z.string()),
   /** Extra trusted CA certificates (PEM). */
-  caFile: z.string().optional(),
+  caFile: z.optional(z.string()),
 });
 
 /** The contract's default: `low`, so any finding blocks. */
-export const minSeveritySchema = severitySchema.default('low');
+export const minSeveritySchema = z._default(severitySchema, 'low');
 
 export const reportFormatSchema = z.enum(REPORT_FORMATS);
 
 /** One report: a format, written to `path` (atomically) or to stdout when path is absent. */
 export const reportTargetSchema = z.object({
   format: reportFormatSchema,
-  path: z.string().min(1).optional(),
+  path: z.optional(z.string().check(z.minLength(1))),
 });
 
 /** At most one report may go to stdout, or they would interleave. */
-export const reportTargetsSchema = z
-  .array(reportTargetSchema)
-  .min(1)
-  .default([{ format: 'text' }])
-  .refine((targets) => targets.filter((t) => t.path === undefined).length <= 1, {
-    message: 'only one report can go to stdout; give each other report a file (--report <format>=<file>)',
-  });
+export const reportTargetsSchema = z._default(
+  z.array(reportTargetSchema).check(
+    z.minLength(1),
+    z.refine((targets) => targets.filter((t) => t.path === undefined).length <= 1, {
+      message: 'only one report can go to stdout; give each other report a file (--report <format>=<file>)',
+    }),
+  ),
+  // Checked inside the default: zod/mini's .check() on a default copies its definition and with it one
+  // default value, which every parse would then share. The default ({format: text}) passes the check.
+  [{ format: 'text' }],
+);
 
 /** Report findings but never block, saying so loudly. Errors still fail: advisory is not "ignore errors". */
-export const advisorySchema = z.boolean().default(false);
+export const advisorySchema = z._default(z.boolean(), false);
 
 export { collect } from './collect.js';
 

@@ -2,8 +2,9 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { InvalidPlanError, NoDecisionError } from '../errors/index.js';
+import '../errors/zod-english.js';
 import {
   type DetectedDrift,
   decide,
@@ -12,7 +13,7 @@ import {
   type PlanInput,
   type Severity,
 } from '../model/index.js';
-import { driftFindingSchema } from '../schemas/findings.js';
+import { driftFindingFields } from '../schemas/findings.js';
 import type { PolicyData } from './data.js';
 import { findingId } from './finding-id.js';
 import {
@@ -175,7 +176,7 @@ function serializeState(state: ObservedStateInput): Uint8Array {
 // contract's schemas less what tfgate adds (the finding id).
 const driftOutputSchema = z.object({
   findings: z.array(
-    driftFindingSchema.pick({
+    z.pick(driftFindingFields, {
       rule: true,
       severity: true,
       address: true,

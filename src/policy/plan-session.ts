@@ -2,8 +2,9 @@
 // delivers them, or a held plan in chunks), only the policy's findings, counts and expired acknowledgements
 // are kept, and finish() turns them into the PlanEvaluation every route reports.
 import { createRequire } from 'node:module';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { InvalidPlanError, NoDecisionError, TfgateError } from '../errors/index.js';
+import '../errors/zod-english.js';
 import {
   COUNT_KEYS,
   type EvalFinding,
@@ -12,7 +13,7 @@ import {
   emptyCounts,
   type ResourceChange,
 } from '../model/index.js';
-import { acknowledgementSchema, evalFindingSchema, evaluationCountsSchema } from '../schemas/findings.js';
+import { acknowledgementSchema, evalFindingFields, evaluationCountsSchema } from '../schemas/findings.js';
 import { POLICY_DATA_ROOT, type PolicyData } from './data.js';
 import { findingId } from './finding-id.js';
 
@@ -245,16 +246,17 @@ export function byAddressThenRule(
 // expired_acknowledgements defaults to none: a bundle's older policy.wasm knows no acknowledgements, so its
 // findings all block (fail closed).
 const planOutputSchema = z.object({
-  findings: z.array(evalFindingSchema.omit({ id: true })),
+  findings: z.array(z.omit(evalFindingFields, { id: true })),
   counts: evaluationCountsSchema,
   errors: z.array(z.string()),
-  expired_acknowledgements: z
-    .array(
+  expired_acknowledgements: z._default(
+    z.array(
       z.object({
-        rule: evalFindingSchema.shape.rule,
+        rule: evalFindingFields.shape.rule,
         address: z.string(),
         acknowledgement: acknowledgementSchema,
       }),
-    )
-    .default([]),
+    ),
+    [],
+  ),
 });

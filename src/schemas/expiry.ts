@@ -1,6 +1,6 @@
 // An acknowledgement's expiry: RFC 3339 in, one canonical form out (UTC with milliseconds, as
 // Date.prototype.toISOString writes it), so the service, the bundle's policy and the CLI compare the same text.
-import { z } from 'zod';
+import * as z from 'zod/mini';
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
 
@@ -24,14 +24,21 @@ export function canonicalInstant(text: string): string | undefined {
 export const EXPIRES_AT_HINT = 'an RFC 3339 date-time with a time zone, such as 2026-12-31T18:00:00Z';
 
 /** `expires_at` in a request: RFC 3339, turned into the canonical form. Whether it is in the future is the caller's check. */
-export const expiresAtSchema = z.string().transform((text, ctx) => {
-  const instant = canonicalInstant(text);
-  if (instant === undefined) {
-    ctx.addIssue({ code: 'custom', message: `${JSON.stringify(text)} is not ${EXPIRES_AT_HINT}` });
-    return z.NEVER;
-  }
-  return instant;
-});
+export const expiresAtSchema = z.pipe(
+  z.string(),
+  z.transform((text: string, ctx) => {
+    const instant = canonicalInstant(text);
+    if (instant === undefined) {
+      ctx.issues.push({
+        code: 'custom',
+        message: `${JSON.stringify(text)} is not ${EXPIRES_AT_HINT}`,
+        input: text,
+      });
+      return z.NEVER;
+    }
+    return instant;
+  }),
+);
 
 /** The plain-words refusal of an expiry that is not in the future, or undefined when it is. */
 export function pastExpiryProblem(expiresAt: string, nowMs: number): string | undefined {

@@ -1,20 +1,20 @@
 // What the management commands read from the service: the package, findings, audit pages and accounts, as
 // the service's routes answer them (src/service/http/schemas.ts), read leniently (unknown fields ignored).
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { driftFindingSchema, timestampSchema } from './contract.js';
 
 /** `GET|PUT /packages/{id}` and `POST …/approve`. */
 export const packageViewSchema = z.object({
   package_id: z.string(),
-  name: z.string().optional(),
+  name: z.optional(z.string()),
   revision: z.string(),
   approved: z.boolean(),
-  approved_revision: z.string().nullable(),
-  approved_at: timestampSchema.nullable(),
-  last_drift_check_at: timestampSchema.nullable().optional(),
+  approved_revision: z.nullable(z.string()),
+  approved_at: z.nullable(timestampSchema),
+  last_drift_check_at: z.optional(z.nullable(timestampSchema)),
   design: z.unknown(),
   /** PUT only. */
-  changed: z.boolean().optional(),
+  changed: z.optional(z.boolean()),
 });
 export type PackageView = z.output<typeof packageViewSchema>;
 
@@ -28,9 +28,9 @@ export const auditRecordSchema = z.object({
   at: timestampSchema,
   event: z.string(),
   account: z.string(),
-  package_id: z.string().nullable(),
-  key_id: z.string().nullable(),
-  key_name: z.string().nullable(),
+  package_id: z.nullable(z.string()),
+  key_id: z.nullable(z.string()),
+  key_name: z.nullable(z.string()),
   details: z.record(z.string(), z.unknown()),
 });
 export type AuditRecord = z.output<typeof auditRecordSchema>;
@@ -38,7 +38,7 @@ export type AuditRecord = z.output<typeof auditRecordSchema>;
 export const auditPageSchema = z.object({
   package_id: z.string(),
   entries: z.array(auditRecordSchema),
-  next_after: z.string().nullable(),
+  next_after: z.nullable(z.string()),
 });
 
 /** `POST /v1/admin/accounts` → 201. */
@@ -53,7 +53,7 @@ export const apiKeyListSchema = z.object({
       name: z.string(),
       scopes: z.array(z.string()),
       created_at: timestampSchema,
-      revoked_at: timestampSchema.nullable(),
+      revoked_at: z.nullable(timestampSchema),
     }),
   ),
 });
@@ -62,14 +62,13 @@ export const apiKeyListSchema = z.object({
 export const designRevisionViewSchema = z.object({
   package_id: z.string(),
   revision: z.string(),
-  current: z.boolean().describe("true when this is the package's current design"),
-  approved: z.boolean().describe('true when this is the approved revision'),
+  current: z.boolean().check(z.describe("true when this is the package's current design")),
+  approved: z.boolean().check(z.describe('true when this is the approved revision')),
   pushed_at: timestampSchema,
   pushed_by: z
-    .string()
-    .nullable()
-    .describe('the name of the key that pushed it; null if stored before revisions were kept'),
-  design: z.unknown().describe('the design document, as stored'),
+    .nullable(z.string())
+    .check(z.describe('the name of the key that pushed it; null if stored before revisions were kept')),
+  design: z.unknown().check(z.describe('the design document, as stored')),
 });
 export type DesignRevisionView = z.output<typeof designRevisionViewSchema>;
 

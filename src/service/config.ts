@@ -1,5 +1,5 @@
 // The service's settings: every flag has an environment variable, normalised by one zod schema.
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { parseOptions } from '../errors/options.js';
 import { SERVE_SETTINGS } from './serve-settings.js';
 import { STATE_BACKEND_TYPES } from './types.js';
@@ -17,111 +17,135 @@ const SIZE_UNITS: Record<string, number> = {
 };
 
 /** "15m", "30s", "500ms", "2h"; a bare number is seconds. */
-export const durationSchema = z.union([z.number().nonnegative(), z.string()]).transform((value, ctx) => {
-  if (typeof value === 'number') return value * 1000;
-  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/i.exec(value);
-  if (!match) {
-    ctx.addIssue({ code: 'custom', message: `"${value}" is not a duration; use e.g. 500ms, 30s, 15m or 1h` });
-    return z.NEVER;
-  }
-  return Math.round(Number(match[1]) * DURATION_UNITS[(match[2] ?? 's').toLowerCase()]!);
-});
+export const durationSchema = z.pipe(
+  z.union([z.number().check(z.nonnegative()), z.string()]),
+  z.transform((value: number | string, ctx) => {
+    if (typeof value === 'number') return value * 1000;
+    const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/i.exec(value);
+    if (!match) {
+      ctx.issues.push({
+        code: 'custom',
+        message: `"${value}" is not a duration; use e.g. 500ms, 30s, 15m or 1h`,
+        input: value,
+      });
+      return z.NEVER;
+    }
+    return Math.round(Number(match[1]) * DURATION_UNITS[(match[2] ?? 's').toLowerCase()]!);
+  }),
+);
 
 /** "512MiB", "1GiB", "100MB"; a bare number is bytes. */
-export const sizeSchema = z.union([z.number().int().positive(), z.string()]).transform((value, ctx) => {
-  if (typeof value === 'number') return value;
-  const match = /^\s*(\d+(?:\.\d+)?)\s*([kmg]i?b|b)?\s*$/i.exec(value);
-  if (!match) {
-    ctx.addIssue({ code: 'custom', message: `"${value}" is not a size; use e.g. 1048576, 100MB or 512MiB` });
-    return z.NEVER;
-  }
-  return Math.round(Number(match[1]) * SIZE_UNITS[(match[2] ?? '').toLowerCase()]!);
-});
+export const sizeSchema = z.pipe(
+  z.union([z.number().check(z.int(), z.positive()), z.string()]),
+  z.transform((value: number | string, ctx) => {
+    if (typeof value === 'number') return value;
+    const match = /^\s*(\d+(?:\.\d+)?)\s*([kmg]i?b|b)?\s*$/i.exec(value);
+    if (!match) {
+      ctx.issues.push({
+        code: 'custom',
+        message: `"${value}" is not a size; use e.g. 1048576, 100MB or 512MiB`,
+        input: value,
+      });
+      return z.NEVER;
+    }
+    return Math.round(Number(match[1]) * SIZE_UNITS[(match[2] ?? '').toLowerCase()]!);
+  }),
+);
 
 export { SERVE_SETTINGS } from './serve-settings.js';
 
-export const serveConfigSchema = z
-  .object({
-    host: z.string().min(1),
-    port: z.coerce.number().int().min(0).max(65535),
-    dataDir: z.string().min(1),
-    embeddedSync: z.enum(['normal', 'full']),
-    databaseUrl: z.string().min(1).optional(),
-    driftInterval: durationSchema,
-    driftCheckTimeout: durationSchema,
-    stateBackends: z
-      .string()
-      .transform((value) =>
-        value.trim() === 'none'
-          ? []
-          : value
-              .split(',')
-              .map((t) => t.trim())
-              .filter((t) => t !== ''),
-      )
-      .pipe(
-        z.array(
-          z.enum(STATE_BACKEND_TYPES, {
-            error: (issue) =>
-              `"${String(issue.input)}" is not a state backend; use some of ${STATE_BACKEND_TYPES.join(', ')}`,
-          }),
-        ),
-      ),
-    stateReadTimeout: durationSchema,
-    terraformBin: z.string().min(1),
-    maxBody: sizeSchema,
-    rateLimit: z.coerce.number().nonnegative(),
-    rateBurst: z.coerce.number().int().positive().optional(),
-    addressLimits: z.enum(['on', 'off']),
-    requestTimeout: durationSchema,
-    shutdownTimeout: durationSchema,
-    signingKeyFile: z.string().min(1).optional(),
-    instanceId: z.string().min(1).optional(),
-    runTaskAllowedOrigins: z.string().transform((value, ctx) => {
-      const origins: string[] = [];
-      for (const item of value
-        .split(',')
-        .map((o) => o.trim())
-        .filter(Boolean)) {
-        let url: URL | undefined;
-        try {
-          url = new URL(item);
-        } catch {
-          url = undefined;
-        }
-        if (
-          !url ||
-          (url.protocol !== 'https:' && url.protocol !== 'http:') ||
-          url.origin !== item.replace(/\/$/, '')
-        ) {
-          ctx.addIssue({
-            code: 'custom',
-            message: `"${item}" is not an origin; give scheme, host and port only, e.g. https://app.terraform.io or https://tfe.example.com`,
-          });
-          return z.NEVER;
-        }
-        origins.push(url.origin);
-      }
-      return origins;
+/** "s3,pg", or "none": the backend types drift checks may read. */
+const stateBackendsSchema = z.pipe(
+  z.pipe(
+    z.string(),
+    z.transform((value: string) =>
+      value.trim() === 'none'
+        ? []
+        : value
+            .split(',')
+            .map((t) => t.trim())
+            .filter((t) => t !== ''),
+    ),
+  ),
+  z.array(
+    z.enum(STATE_BACKEND_TYPES, {
+      error: (issue) =>
+        `"${String(issue.input)}" is not a state backend; use some of ${STATE_BACKEND_TYPES.join(', ')}`,
     }),
-    runTaskLease: durationSchema,
-    publicUrl: z
-      .url({
-        protocol: /^https?$/,
-        error:
-          'is not an http(s) URL; give the URL HCP Terraform reaches the service at, e.g. https://tfgate.example.com',
-      })
-      .optional(),
-    logLevel: z.enum(['info', 'warn', 'error', 'silent']),
-    /** From TFGATE_BOOTSTRAP_API_KEY only: a secret never goes on a command line. */
-    bootstrapApiKey: z
+  ),
+);
+
+/** HCP Terraform / Terraform Enterprise origins, comma separated: each scheme, host and port only. */
+const allowedOriginsSchema = z.pipe(
+  z.string(),
+  z.transform((value: string, ctx) => {
+    const origins: string[] = [];
+    for (const item of value
+      .split(',')
+      .map((o) => o.trim())
+      .filter(Boolean)) {
+      let url: URL | undefined;
+      try {
+        url = new URL(item);
+      } catch {
+        url = undefined;
+      }
+      if (
+        !url ||
+        (url.protocol !== 'https:' && url.protocol !== 'http:') ||
+        url.origin !== item.replace(/\/$/, '')
+      ) {
+        ctx.issues.push({
+          code: 'custom',
+          message: `"${item}" is not an origin; give scheme, host and port only, e.g. https://app.terraform.io or https://tfe.example.com`,
+          input: value,
+        });
+        return z.NEVER;
+      }
+      origins.push(url.origin);
+    }
+    return origins;
+  }),
+);
+
+export const serveConfigSchema = z.strictObject({
+  host: z.string().check(z.minLength(1)),
+  port: z.coerce.number().check(z.int(), z.gte(0), z.lte(65535)),
+  dataDir: z.string().check(z.minLength(1)),
+  embeddedSync: z.enum(['normal', 'full']),
+  databaseUrl: z.optional(z.string().check(z.minLength(1))),
+  driftInterval: durationSchema,
+  driftCheckTimeout: durationSchema,
+  stateBackends: stateBackendsSchema,
+  stateReadTimeout: durationSchema,
+  terraformBin: z.string().check(z.minLength(1)),
+  maxBody: sizeSchema,
+  rateLimit: z.coerce.number().check(z.nonnegative()),
+  rateBurst: z.optional(z.coerce.number().check(z.int(), z.positive())),
+  addressLimits: z.enum(['on', 'off']),
+  requestTimeout: durationSchema,
+  shutdownTimeout: durationSchema,
+  signingKeyFile: z.optional(z.string().check(z.minLength(1))),
+  instanceId: z.optional(z.string().check(z.minLength(1))),
+  runTaskAllowedOrigins: allowedOriginsSchema,
+  runTaskLease: durationSchema,
+  publicUrl: z.optional(
+    z.url({
+      protocol: /^https?$/,
+      error:
+        'is not an http(s) URL; give the URL HCP Terraform reaches the service at, e.g. https://tfgate.example.com',
+    }),
+  ),
+  logLevel: z.enum(['info', 'warn', 'error', 'silent']),
+  /** From TFGATE_BOOTSTRAP_API_KEY only: a secret never goes on a command line. */
+  bootstrapApiKey: z.optional(
+    z
       .string()
-      .min(16, 'must be at least 16 characters; generate one with `openssl rand -hex 24`')
-      .optional(),
-    /** Largest JSON or design body (acknowledgements, admin calls, designs). */
-    maxJsonBody: sizeSchema.default(1024 * 1024),
-  })
-  .strict();
+      .check(z.minLength(16, 'must be at least 16 characters; generate one with `openssl rand -hex 24`')),
+  ),
+  /** Largest JSON or design body (acknowledgements, admin calls, designs). */
+  maxJsonBody: z._default(sizeSchema, 1024 * 1024),
+});
 
 export type ServeConfig = z.output<typeof serveConfigSchema>;
 

@@ -4,7 +4,7 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { normaliseGateOptions as resolveGateOptions } from '../../src/cli/normalise/gate.js';
 import type { gateOptionsSchema } from '../../src/commands/gate.js';
 import { runGate } from '../helpers/commands.js';

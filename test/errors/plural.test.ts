@@ -1,6 +1,6 @@
 // Counts in messages read as English: "1 finding", "2 findings" (not "1 findings" or "finding(s)").
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { ADVISORY_CONSEQUENCE, advisoryNotice } from '../../src/errors/advisory.js';
 import { parseOptions } from '../../src/errors/options.js';
 
@@ -17,8 +17,8 @@ describe('singular and plural', () => {
 
   it('a number below its minimum says so, not "needs at least 0 values"', () => {
     const schema = z.object({
-      retries: z.coerce.number().int().min(0),
-      timeout: z.coerce.number().positive(),
+      retries: z.coerce.number().check(z.int(), z.gte(0)),
+      timeout: z.coerce.number().check(z.positive()),
     });
     expect(() => parseOptions(schema, { retries: '-1', timeout: '1' })).toThrow(
       /^retries: must be at least 0$/,
@@ -29,8 +29,8 @@ describe('singular and plural', () => {
   });
 
   it('an option that needs values says how many', () => {
-    expect(() => parseOptions(z.object({ scopes: z.array(z.string()).min(1) }), { scopes: [] })).toThrow(
-      /scopes: needs at least one value$/,
-    );
+    expect(() =>
+      parseOptions(z.object({ scopes: z.array(z.string()).check(z.minLength(1)) }), { scopes: [] }),
+    ).toThrow(/scopes: needs at least one value$/);
   });
 });

@@ -1,6 +1,6 @@
 // The commands as a library caller uses them: options written by hand go through the command's schema first
 // (the CLI's normalisers do the same from flags), then the command runs on the parsed options.
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { applyOptionsSchema, runApply as applyParsed } from '../../src/commands/apply.js';
 import {
   bundlePullOptionsSchema,

@@ -1,6 +1,6 @@
 // The management commands (design, findings, audit, keys list/revoke, accounts): flags and environment →
 // the command's options and the output format, parsed once. --package falls back to TFGATE_PACKAGE.
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { nonEmpty, parseOptions } from '../../options/common.js';
 
 export interface ManagementFlags {
@@ -13,7 +13,7 @@ export interface ManagementFlags {
 
 export const OUTPUT_FORMATS = ['text', 'json'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
-const outputFormatSchema = z.enum(OUTPUT_FORMATS).default('text');
+const outputFormatSchema = z._default(z.enum(OUTPUT_FORMATS), 'text');
 
 /** How the user wrote each option, for usage errors. */
 const FLAG_NAMES: Readonly<Record<string, string>> = {
@@ -27,7 +27,7 @@ const FLAG_NAMES: Readonly<Record<string, string>> = {
  * `flags` minus --package and --format become the options (with `packageId`); `names` adds how the
  * command's own options are written (`findingId: '<finding-id>'`).
  */
-export function normaliseManagement<S extends z.ZodObject>(
+export function normaliseManagement<S extends z.ZodMiniObject>(
   schema: S,
   flags: ManagementFlags,
   env: NodeJS.ProcessEnv,
@@ -37,7 +37,7 @@ export function normaliseManagement<S extends z.ZodObject>(
   const packageId = packageFlag ?? nonEmpty(env.TFGATE_PACKAGE);
   const inSchema = 'packageId' in schema.shape;
   const parsed = parseOptions(
-    schema.extend({ format: outputFormatSchema }),
+    z.extend(schema, { format: outputFormatSchema }),
     { ...rest, ...(inSchema ? { packageId } : {}), format },
     { ...FLAG_NAMES, ...names },
   ) as z.output<S> & { format: OutputFormat };

@@ -1,10 +1,10 @@
 // `tfgate run-task configure`: flags and environment → options. The HMAC key is read from
 // TFGATE_RUN_TASK_HMAC_KEY only: a secret never goes on a command line.
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { nonEmpty } from '../../options/common.js';
 import { type ManagementFlags, normaliseManagement, type OutputFormat } from './management.js';
 
-export function normaliseRunTaskConfigure<S extends z.ZodObject>(
+export function normaliseRunTaskConfigure<S extends z.ZodMiniObject>(
   schema: S,
   flags: ManagementFlags,
   env: NodeJS.ProcessEnv,

@@ -1,6 +1,6 @@
 // `tfgate plan` and `tfgate apply`: flags, the terraform arguments after --, and environment → their
 // options, parsed once. The route, severity and report flags mean what they mean for `tfgate check`.
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { type ApplyOptions, applyOptionsSchema } from '../../commands/apply.js';
 import { type PlanOptions, planOptionsSchema } from '../../commands/plan.js';
 import { parseOptions } from '../../options/common.js';
@@ -28,7 +28,7 @@ const WRAPPER_FLAG_NAMES: Readonly<Record<string, string>> = {
 };
 
 /** The shared flags plus the command's own (`own`), parsed by the command's schema. */
-function normaliseWrapper<S extends z.ZodType>(
+function normaliseWrapper<S extends z.ZodMiniType>(
   schema: S,
   flags: WrapperFlags,
   terraformArgs: string[],

@@ -1,5 +1,5 @@
 // The options `tfgate plan` and `tfgate apply` share, and where their output goes.
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import type { ExitCode } from '../../errors/index.js';
 import type { PlanEvaluator } from '../../model/evaluator.js';
 import type { EvaluationResult } from '../../model/index.js';
@@ -12,18 +12,18 @@ export const wrapperOptionsSchema = z.object({
   /** Who decides: the same routes as `tfgate check`. */
   route: routeSchema,
   /** terraform | tofu | a path; undefined falls back to TFGATE_TERRAFORM_BIN, then terraform. */
-  terraformBin: z.string().min(1).optional(),
+  terraformBin: z.optional(z.string().check(z.minLength(1))),
   /** tfgate's --chdir; `-chdir=` among the pass-through arguments is the other way to say it. */
-  chdir: z.string().min(1).optional(),
+  chdir: z.optional(z.string().check(z.minLength(1))),
   /**
    * A synthesized CDKTF stack: terraform runs in its directory (`<cdktf.json output>/stacks/<name>`) and the
    * report shows construct paths beside addresses. Not with --chdir.
    */
-  cdktfStack: z.string().min(1).optional(),
+  cdktfStack: z.optional(z.string().check(z.minLength(1))),
   /** The reports' file locations are relative to this (default: the git work tree of the configuration). */
-  repositoryRoot: z.string().min(1).optional(),
+  repositoryRoot: z.optional(z.string().check(z.minLength(1))),
   /** Everything after `--`: terraform plan flags. */
-  terraformArgs: z.array(z.string()).default([]),
+  terraformArgs: z._default(z.array(z.string()), []),
   minSeverity: minSeveritySchema,
   /** Report findings and go ahead anyway, saying so loudly (also when no decision could be reached). */
   advisory: advisorySchema,

@@ -1,5 +1,5 @@
 // The bundle layout: OPA's file names and the shapes of .manifest and .signatures.json, validated with zod.
-import { z } from 'zod';
+import * as z from 'zod/mini';
 
 export const MANIFEST_FILE = '.manifest';
 export const DATA_FILE = 'data.json';
@@ -18,15 +18,15 @@ export function isStructuredFile(name: string): boolean {
 }
 
 export const manifestSchema = z.object({
-  revision: z.string().min(1),
+  revision: z.string().check(z.minLength(1)),
   roots: z.array(z.string()),
-  rego_version: z.number().int().optional(),
+  rego_version: z.optional(z.number().check(z.int())),
   metadata: z.object({
-    package_id: z.string().min(1),
+    package_id: z.string().check(z.minLength(1)),
     /** Entrypoints of policy.wasm, kept out of `wasm` on purpose (see WASM_FILE). */
     entrypoints: z.object({ plan: z.string(), drift: z.string() }),
     wasm_module: z.string(),
-    built_by: z.string().optional(),
+    built_by: z.optional(z.string()),
   }),
 });
 export type BundleManifest = z.infer<typeof manifestSchema>;
@@ -36,9 +36,9 @@ export const signaturesFileSchema = z.object({ signatures: z.array(z.string()) }
 /** The JWS payload, as OPA's DecodedSignature reads it. */
 export const signaturePayloadSchema = z.object({
   files: z.array(z.object({ name: z.string(), hash: z.string(), algorithm: z.string() })),
-  keyid: z.string().optional(),
-  scope: z.string().optional(),
-  iat: z.number().optional(),
-  iss: z.string().optional(),
+  keyid: z.optional(z.string()),
+  scope: z.optional(z.string()),
+  iat: z.optional(z.number()),
+  iss: z.optional(z.string()),
 });
 export type SignaturePayload = z.infer<typeof signaturePayloadSchema>;

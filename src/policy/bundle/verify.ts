@@ -3,8 +3,9 @@
 // the input: sizes are capped before bytes are read, the signature is checked before any file is hashed,
 // raw digests before structured ones, and nothing is parsed before its digest matched.
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { BundleVerificationError } from '../../errors/index.js';
+import '../../errors/zod-english.js';
 import { parseUntrustedJson } from '../../json/untrusted.js';
 import type { PolicyData } from '../data.js';
 import { CanonicalJsonError, type CanonicalRendering, renderCanonicalJson } from './canonical-json.js';
@@ -69,7 +70,7 @@ export const UNSIGNED_BUNDLE_WARNING =
   'WARNING: INSECURE: this bundle is UNSIGNED and was NOT verified; its policy and data may have been altered. ' +
   'Never use --allow-unsigned-bundle-INSECURE in a delivery pipeline.';
 
-const policyDataSchema = z.looseObject({ package_id: z.string().min(1) });
+const policyDataSchema = z.looseObject({ package_id: z.string().check(z.minLength(1)) });
 
 // Each schema parses one small value per verification: zod's compiled fast path would cost more to build
 // (new Function, ~1 ms a schema on a cold process) than it saves.

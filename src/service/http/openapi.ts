@@ -1,12 +1,12 @@
 // The OpenAPI 3.1 document, generated from the route table and the same zod schemas the routes use.
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import type { Route } from './router.js';
 import { errorBodySchema, pathParameterSchemas } from './schemas.js';
 
 type JsonObject = Record<string, unknown>;
 
 /** Converts a zod schema, moving its $defs into components.schemas and pointing refs there. */
-function toSchema(schema: z.ZodType, components: JsonObject, io: 'input' | 'output'): JsonObject {
+function toSchema(schema: z.ZodMiniType, components: JsonObject, io: 'input' | 'output'): JsonObject {
   const converted = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonObject;
   delete converted.$schema;
   const defs = (converted.$defs ?? {}) as Record<string, JsonObject>;

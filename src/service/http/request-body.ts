@@ -1,7 +1,8 @@
 // The request's body as each route's spec says: its media type checked (415), JSON read by the untrusted-JSON
 // reader within the small-body limit and validated by the route's schema, text read whole, or a stream.
 import type { IncomingMessage } from 'node:http';
-import type { ZodType } from 'zod';
+import type * as z from 'zod/mini';
+import '../../errors/zod-english.js';
 import { JsonScanError, parseUntrustedJson } from '../../json/untrusted.js';
 import { type RequestBody, readSmallBody } from '../core/body.js';
 import { ServiceError } from '../core/errors.js';
@@ -54,7 +55,7 @@ function notJson(error: unknown): unknown {
   return new ServiceError(400, 'invalid_parameter', `the request body is not JSON: ${error.message}`);
 }
 
-async function readJson(body: RequestBody, schema: ZodType, limit: number): Promise<unknown> {
+async function readJson(body: RequestBody, schema: z.ZodMiniType, limit: number): Promise<unknown> {
   const bytes = await readSmallBody(body, limit);
   let parsed: unknown;
   try {

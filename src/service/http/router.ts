@@ -4,7 +4,7 @@
 // gate's request shape (src/service/README.md, "Routing"): node:http with this route table answered ~39,500
 // req/s with 50 clients, Hono ~16,000–24,000; Hono's ~17 µs more per request would cost the gate ~15–20%.
 import type { IncomingHttpHeaders } from 'node:http';
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import type { AccessRule } from '../core/auth.js';
 import type { RequestBody } from '../core/body.js';
 import type { ServiceContext } from '../core/context.js';
@@ -33,7 +33,7 @@ export type QueryOf<Q extends QueryTable> = {
 };
 
 export type BodySpec =
-  | { kind: 'json'; schema: z.ZodType; optional?: boolean }
+  | { kind: 'json'; schema: z.ZodMiniType; optional?: boolean }
   /** Read as a stream by the handler; the content type is checked first (415). */
   | { kind: 'stream'; contentTypes: readonly string[]; description: string }
   /** Small text body (a design document) of one of these types. */
@@ -42,7 +42,7 @@ export type BodySpec =
 /** The handler's body: the JSON as its schema parsed it, the text, or the stream. */
 export type BodyOf<B extends BodySpec | undefined> = B extends {
   kind: 'json';
-  schema: infer S extends z.ZodType;
+  schema: infer S extends z.ZodMiniType;
 }
   ? B extends { optional: true }
     ? z.output<S> | undefined
@@ -60,7 +60,7 @@ export type PathParameterNames<P extends string> = P extends `${string}{${infer 
 
 export interface ResponseSpec {
   description: string;
-  schema?: z.ZodType;
+  schema?: z.ZodMiniType;
   /** Other representations (e.g. the PEM key, the bundle tarball). */
   content?: Record<string, string>;
 }

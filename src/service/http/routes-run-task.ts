@@ -1,7 +1,7 @@
 // The run task routes: HCP Terraform's signed POST (no X-Api-Key: HCP Terraform cannot send one), and the
 // configuration (compliance:write / compliance:read) that sets the HMAC key and answers the URL to paste.
 import type { IncomingHttpHeaders } from 'node:http';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { SEVERITIES } from '../../model/index.js';
 import type { ServiceContext } from '../core/context.js';
 import { ServiceError } from '../core/errors.js';
@@ -12,31 +12,30 @@ import { defineRoute, type Route } from './router.js';
 
 const RUN_TASK_PATH = `${PACKAGE_PATH}/run-task` as const;
 
-export const runTaskConfigRequestSchema = z
-  .object({
-    hmac_key: z
-      .string()
-      .min(32)
-      .max(512)
-      .regex(/^[\x21-\x7e]+$/)
-      .describe('the HMAC key to give HCP Terraform: 32 to 512 visible ASCII characters; never returned'),
-    min_severity: z
-      .enum(SEVERITIES)
-      .optional()
-      .describe('findings at or above it fail the task (default low)'),
-  })
-  .strict();
+export const runTaskConfigRequestSchema = z.strictObject({
+  hmac_key: z
+    .string()
+    .check(
+      z.minLength(32),
+      z.maxLength(512),
+      z.regex(/^[\x21-\x7e]+$/),
+      z.describe('the HMAC key to give HCP Terraform: 32 to 512 visible ASCII characters; never returned'),
+    ),
+  min_severity: z
+    .optional(z.enum(SEVERITIES))
+    .check(z.describe('findings at or above it fail the task (default low)')),
+});
 
 export const runTaskConfigSchema = z.object({
   package_id: z.string(),
   configured: z.boolean(),
-  min_severity: z.enum(SEVERITIES).optional(),
-  url: z.string().describe('the run task Endpoint URL to paste into HCP Terraform'),
+  min_severity: z.optional(z.enum(SEVERITIES)),
+  url: z.string().check(z.describe('the run task Endpoint URL to paste into HCP Terraform')),
   allowed_origins: z
     .array(z.string())
-    .describe('the HCP Terraform / Terraform Enterprise origins this service calls'),
-  created_at: z.string().optional(),
-  updated_at: z.string().optional(),
+    .check(z.describe('the HCP Terraform / Terraform Enterprise origins this service calls')),
+  created_at: z.optional(z.string()),
+  updated_at: z.optional(z.string()),
 });
 
 /** Where HCP Terraform reaches this route: --public-url, else the request's own Host. */

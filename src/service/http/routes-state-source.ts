@@ -1,5 +1,5 @@
 // PUT/GET/DELETE /packages/{id}/state-source: the backend a package's drift checks read its state from.
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { timestampSchema } from '../../schemas/contract.js';
 import type { BackendValue } from '../../terraform/backend-state.js';
 import * as stateSource from '../core/state-source.js';
@@ -12,15 +12,15 @@ const PKG = `${PACKAGE_PATH}/state-source` as const;
 const MAX_DEPTH = 4;
 const settingName = z
   .string()
-  .regex(/^[a-z][a-z0-9_]{0,63}$/, 'a setting name is lower-case letters, digits and underscores');
+  .check(z.regex(/^[a-z][a-z0-9_]{0,63}$/, 'a setting name is lower-case letters, digits and underscores'));
 
 /** Scalars, lists and nested blocks, as a backend block in JSON holds them; never null, bounded in size. */
-const backendValueSchema: z.ZodType<BackendValue> = z.lazy(() =>
+const backendValueSchema: z.ZodMiniType<BackendValue> = z.lazy(() =>
   z.union([
-    z.string().max(4096, 'a setting is at most 4096 characters'),
-    z.number().finite(),
+    z.string().check(z.maxLength(4096, 'a setting is at most 4096 characters')),
+    z.number(),
     z.boolean(),
-    z.array(backendValueSchema).max(100),
+    z.array(backendValueSchema).check(z.maxLength(100)),
     z.record(settingName, backendValueSchema),
   ]),
 );
@@ -31,27 +31,27 @@ function depth(value: unknown): number {
   return 0;
 }
 
+const settingsSchema = z
+  .record(settingName, backendValueSchema)
+  .check(z.refine((config) => depth(config) <= MAX_DEPTH, `settings nest at most ${MAX_DEPTH} levels deep`));
+
 const stateSourceRequestSchema = z
-  .object({
+  .strictObject({
     type: z
       .enum(STATE_BACKEND_TYPES, { error: () => `must be one of ${STATE_BACKEND_TYPES.join(', ')}` })
-      .describe('the Terraform backend type (`cloud`: the HCP Terraform block)'),
-    config: z
-      .record(settingName, backendValueSchema)
-      .refine((config) => depth(config) <= MAX_DEPTH, `settings nest at most ${MAX_DEPTH} levels deep`)
-      .default({})
-      .describe(
+      .check(z.describe('the Terraform backend type (`cloud`: the HCP Terraform block)')),
+    // Described through the registry: zod/mini's .check(z.describe()) on a default copies its definition
+    // and with it one default value ({}), which every request would then share.
+    config: z._default(settingsSchema, {}).register(z.globalRegistry, {
+      description:
         'the backend block\'s settings without any secret (e.g. {"schema_name": "payments"}); credentials come from the environment of the service',
-      ),
-    fallback: z
-      .enum(STATE_FALLBACKS)
-      .default('none')
-      .describe(
+    }),
+    fallback: z._default(z.enum(STATE_FALLBACKS), 'none').register(z.globalRegistry, {
+      description:
         'none (default): a failed read fails the check (502 drift_check_failed); pushed: judge the last pushed snapshot instead, and say so in the result',
-      ),
+    }),
   })
-  .strict()
-  .meta({ id: 'StateSourceRequest' });
+  .check(z.meta({ id: 'StateSourceRequest' }));
 
 const stateSourceSchema = z
   .object({
@@ -60,9 +60,9 @@ const stateSourceSchema = z
     config: z.record(z.string(), z.unknown()),
     fallback: z.enum(STATE_FALLBACKS),
     updated_at: timestampSchema,
-    updated_by: z.string().describe('the name of the key that set it'),
+    updated_by: z.string().check(z.describe('the name of the key that set it')),
   })
-  .meta({ id: 'StateSource' });
+  .check(z.meta({ id: 'StateSource' }));
 
 export const STATE_SOURCE_ROUTES: readonly Route[] = [
   defineRoute({

@@ -6,7 +6,7 @@
 // (hashicorp/terraform-run-task-scaffolding-go, api/) names the verification request sent when a run task
 // is created: its access_token is the nonsense token "test-token", and it must be answered 200 at once.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 
 export const VERIFICATION_TOKEN = 'test-token';
 export const SIGNATURE_HEADER = 'x-tfc-task-signature';
@@ -15,18 +15,18 @@ export const JSON_API_MEDIA_TYPE = 'application/vnd.api+json';
 /** What tfgate reads of the request payload; other documented fields are kept but not needed. */
 export const runTaskRequestSchema = z.looseObject({
   payload_version: z.literal(1),
-  stage: z.string().min(1).max(200),
-  access_token: z.string().min(1),
-  task_result_id: z.string().min(1).max(200),
-  task_result_callback_url: z.string().min(1),
-  task_result_enforcement_level: z.string().optional(),
-  plan_json_api_url: z.string().nullish(),
-  run_id: z.string().max(200).default(''),
-  run_app_url: z.string().nullish(),
-  workspace_name: z.string().max(200).default(''),
-  organization_name: z.string().max(200).default(''),
-  is_speculative: z.boolean().default(false),
-  capabilities: z.looseObject({ outcomes: z.boolean().optional() }).optional(),
+  stage: z.string().check(z.minLength(1), z.maxLength(200)),
+  access_token: z.string().check(z.minLength(1)),
+  task_result_id: z.string().check(z.minLength(1), z.maxLength(200)),
+  task_result_callback_url: z.string().check(z.minLength(1)),
+  task_result_enforcement_level: z.optional(z.string()),
+  plan_json_api_url: z.nullish(z.string()),
+  run_id: z._default(z.string().check(z.maxLength(200)), ''),
+  run_app_url: z.nullish(z.string()),
+  workspace_name: z._default(z.string().check(z.maxLength(200)), ''),
+  organization_name: z._default(z.string().check(z.maxLength(200)), ''),
+  is_speculative: z._default(z.boolean(), false),
+  capabilities: z.optional(z.looseObject({ outcomes: z.optional(z.boolean()) })),
 });
 export type RunTaskRequest = z.output<typeof runTaskRequestSchema>;
 
