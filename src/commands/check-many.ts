@@ -15,7 +15,8 @@ import {
 import { detailsUnavailable, type PlanEvaluator } from '../model/evaluator.js';
 import { combineDecisions } from '../model/index.js';
 import { advisorySchema, minSeveritySchema, reportTargetsSchema } from '../options/common.js';
-import { emitReports, type RootReport, type RootsReport } from '../report/index.js';
+import type { RootReport, RootsReport } from '../report/subject.js';
+import { emitReports } from '../report/targets.js';
 import { mapWithinBound } from './bounded.js';
 import type { CommandIo } from './io.js';
 import { planInputSchema, planSource } from './plan-input.js';

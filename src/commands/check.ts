@@ -6,7 +6,8 @@ import { ExitCode, UsageError } from '../errors/index.js';
 import type { PlanEvaluator } from '../model/evaluator.js';
 import { advisorySchema, minSeveritySchema, reportTargetsSchema } from '../options/common.js';
 import type { PlanSource } from '../plan/index.js';
-import { githubAnnotationsEnabled, type ReportTarget } from '../report/index.js';
+import { githubAnnotationsEnabled } from '../report/github.js';
+import type { ReportTarget } from '../report/targets.js';
 import { advisoryWithoutDecision } from './advisory.js';
 import type { ApprovedFindings } from './approved-findings.js';
 import {

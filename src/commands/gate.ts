@@ -11,7 +11,9 @@ import {
   packageIdSchema,
   reportTargetsSchema,
 } from '../options/common.js';
-import { emitReports, type ReportSubject, summaryLine } from '../report/index.js';
+import type { ReportSubject } from '../report/subject.js';
+import { emitReports } from '../report/targets.js';
+import { summaryLine } from '../report/view.js';
 import { advisoryWithoutDecision } from './advisory.js';
 import type { CommandIo } from './io.js';
 

@@ -13,7 +13,7 @@ import type { ReportLocations } from '../locate/index.js';
 import { detailsUnavailable, type PlanEvaluator } from '../model/evaluator.js';
 import type { Acknowledgement, EvaluationResult, Severity } from '../model/index.js';
 import type { PlanSource } from '../plan/index.js';
-import { emitReports, type ReportTarget } from '../report/index.js';
+import { emitReports, type ReportTarget } from '../report/targets.js';
 import { advisoryWithoutDecision } from './advisory.js';
 
 export interface PipelineOptions {

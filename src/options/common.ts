@@ -2,7 +2,9 @@
 // the environment, and turning a zod failure into a usage error that names the flag.
 import * as z from 'zod/mini';
 import { UsageError } from '../errors/index.js';
-import { REPORT_FORMATS, reportTargets, reportTargetsFromSpecs } from '../report/index.js';
+// Not report/index.js, which loads every renderer: a command loads them only to emit (targets.ts).
+import { REPORT_FORMATS } from '../report/formats.js';
+import { reportTargets, reportTargetsFromSpecs } from '../report/targets.js';
 import { severitySchema } from '../schemas/findings.js';
 
 /** The contract's package id: `[a-z0-9][a-z0-9._-]{0,62}` (the design's PACKAGE_ID_PATTERN). */

@@ -1,5 +1,7 @@
 // The registry of report formats: format -> renderer, for one subject and for many plans grouped by root.
 // Adding a format is one row here and its files.
+
+import type { ReportFormat } from './formats.js';
 import { renderJson, renderJsonRoots } from './json.js';
 import { renderJunit } from './junit.js';
 import { renderJunitRoots } from './junit-roots.js';
@@ -11,8 +13,7 @@ import type { AnyReportSubject, ReportRenderOptions, ReportSubject, RootsReport 
 import { renderText } from './text.js';
 import { renderTextRoots } from './text-roots.js';
 
-export const REPORT_FORMATS = ['text', 'json', 'markdown', 'sarif', 'junit'] as const;
-export type ReportFormat = (typeof REPORT_FORMATS)[number];
+export { REPORT_FORMATS, type ReportFormat } from './formats.js';
 
 interface Renderers {
   one: (subject: ReportSubject, options: ReportRenderOptions) => string;

@@ -2,8 +2,8 @@
 // a report without a file goes to stdout.
 import { UsageError } from '../errors/index.js';
 import { writeFileAtomic } from '../fs/atomic-file.js';
+import { REPORT_FORMATS, type ReportFormat } from './formats.js';
 import { githubAnnotationsEnabled, renderGithubAnnotations } from './github.js';
-import { REPORT_FORMATS, type ReportFormat, renderReport } from './registry.js';
 import type { AnyReportSubject } from './subject.js';
 
 export interface ReportTarget {
@@ -66,12 +66,24 @@ export interface EmitOptions {
   env?: NodeJS.ProcessEnv;
 }
 
+let renderers: Promise<typeof import('./registry.js')> | undefined;
+
+/**
+ * Load the renderers now (they load on the first emitReports otherwise): a command that waits on something
+ * else meanwhile, as `tfgate apply` on terraform's plan, has them ready when its decision is.
+ */
+export function loadRenderers(): Promise<typeof import('./registry.js')> {
+  renderers ??= import('./registry.js');
+  return renderers;
+}
+
 /** Render every target, plus GitHub annotations on stdout when running in GitHub Actions. */
 export async function emitReports(
   subject: AnyReportSubject,
   targets: readonly ReportTarget[],
   options: EmitOptions,
 ): Promise<void> {
+  const { renderReport } = await loadRenderers();
   for (const target of targets) {
     if (target.path === undefined) {
       options.stdout.write(renderReport(subject, target.format, { color: options.color }));

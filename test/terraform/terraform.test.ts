@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { text } from 'node:stream/consumers';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +14,35 @@ import {
 } from '../../src/terraform/index.js';
 import { requireTofu, TOFU_BIN } from '../helpers/terraform.js';
 import { FAILING_PRECONDITION, makeWorkdir, ONE_RESOURCE, type Workdir } from './workdir.js';
+
+describe('launch', () => {
+  let work: Workdir | undefined;
+  afterEach(async () => {
+    await work?.dispose();
+    work = undefined;
+  });
+
+  it('starts the plan first and identifies the binary (`version`) once its process has started', async () => {
+    work = await makeWorkdir({ 'main.tf': ONE_RESOURCE });
+    // The real terraform behind a script that logs each call: the order the processes were started in.
+    const log = join(work.dir, 'calls.log');
+    const bin = join(work.dir, 'terraform-logged');
+    await writeFile(bin, `#!/bin/sh\necho "$*" >> "${log}"\nexec terraform "$@"\n`, { mode: 0o755 });
+    const { terraform, identified } = Terraform.launch({
+      bin,
+      chdir: work.dir,
+      env: work.env,
+      stdout: 'stderr',
+    });
+    expect(await terraform.plan(join(work.dir, 'tfplan'), [])).toBe('changes');
+    expect((await identified).product).toBe('terraform');
+    const calls = (await readFile(log, 'utf8')).split('\n').filter(Boolean);
+    expect(calls.map((call) => call.split(' ').find((arg) => !arg.startsWith('-')))).toEqual([
+      'plan',
+      'version',
+    ]);
+  });
+});
 
 describe('binary', () => {
   it('tells Terraform from OpenTofu by the version line', () => {

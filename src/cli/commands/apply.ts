@@ -19,8 +19,11 @@ export function registerApply(program: Command): void {
     )
     .action(
       async (terraformArgs: string[], flags: WrapperFlags & { planFile?: string }, command: Command) => {
-        const { runApply } = await import('../../commands/apply.js');
-        const { normaliseApplyOptions } = await import('../normalise/wrapper.js');
+        // Both at once: each is a few chunks to load before terraform can start.
+        const [{ runApply }, { normaliseApplyOptions }] = await Promise.all([
+          import('../../commands/apply.js'),
+          import('../normalise/wrapper.js'),
+        ]);
         const options = normaliseApplyOptions(flags, terraformArgs, process.env);
         const result = await exitPromptlyIfInterrupted(runApply(options, cliContext()));
         setExitCode(command, result.exitCode);

@@ -53,8 +53,11 @@ export function registerPlan(program: Command): void {
       'keep the evaluated plan here for a later apply, only when nothing blocks (relative to the current directory, not --chdir)',
     )
     .action(async (terraformArgs: string[], flags: WrapperFlags & { out?: string }, command: Command) => {
-      const { runPlan } = await import('../../commands/plan.js');
-      const { normalisePlanOptions } = await import('../normalise/wrapper.js');
+      // Both at once: each is a few chunks to load before terraform can start.
+      const [{ runPlan }, { normalisePlanOptions }] = await Promise.all([
+        import('../../commands/plan.js'),
+        import('../normalise/wrapper.js'),
+      ]);
       const options = normalisePlanOptions(flags, terraformArgs, process.env);
       const result = await exitPromptlyIfInterrupted(runPlan(options, cliContext()));
       setExitCode(command, result.exitCode);

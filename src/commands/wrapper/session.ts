@@ -3,6 +3,7 @@
 import { UsageError } from '../../errors/index.js';
 import type { ReportLocations } from '../../locate/index.js';
 import type { PlanEvaluator } from '../../model/evaluator.js';
+import { loadRenderers } from '../../report/targets.js';
 import {
   guessProduct,
   type PassThroughArgs,
@@ -86,6 +87,8 @@ export async function withSession<T>(
     // the plan's start by as long, and the plan is the long step. Whatever asks for it first starts it.
     function startLoading(): Promise<PlanEvaluator> {
       if (ready) return ready;
+      // The report's renderers too, while terraform works: they are ready when the decision is.
+      loadRenderers().catch(() => {});
       // `live`: terraform may be writing to the terminal meanwhile, so no spinner.
       const loading = context.progress.step('Load policy', open, { live: true }).then((loaded) => {
         evaluator = loaded;
