@@ -21,6 +21,7 @@ import {
   type ObjectNode,
   objectNode,
   type Problem,
+  type ScanOptions,
   valueNode,
 } from './scanner/index.js';
 
@@ -35,6 +36,14 @@ export interface ReadPlanOptions {
    * would keep the last, and the first one's batches are already delivered).
    */
   onChanges?: (batch: ResourceChange[]) => void;
+  /**
+   * With onChanges, for a caller that only evaluates them (src/policy/evaluate-stream.ts): the resource changes
+   * read whole in WebAssembly (the scanner's lane, src/plan/scanner/skip-path.ts) come here instead, already in
+   * the policy's input form (`,{...}` each: address, mode, type, deposed, change.actions, change.importing),
+   * `count` at a time, in batches of about batchChanges; the others come to onChanges. As with onChanges, act
+   * on none before readPlan resolved.
+   */
+  onReducedChanges?: (json: Uint8Array, count: number) => void;
   /** Largest batch handed to onChanges (default 4096). */
   batchChanges?: number;
 }
@@ -219,12 +228,18 @@ export class PlanRead {
     };
     primeOnce((streamed) => new JsonScanner(streamed ? planSchema(() => {}) : planNode));
     let schema = planNode;
+    let batches: ChangeBatches | undefined;
     if (options.onChanges) {
-      const batches = new ChangeBatches(options.onChanges, options.batchChanges ?? DEFAULT_BATCH_CHANGES);
-      this.#batches = batches;
-      schema = planSchema((change) => batches.add(change as ResourceChange));
+      batches = new ChangeBatches(
+        options.onChanges,
+        options.batchChanges ?? DEFAULT_BATCH_CHANGES,
+        options.onReducedChanges,
+      );
+      const sink = batches;
+      schema = planSchema((change) => sink.add(change as ResourceChange));
     }
-    this.scanner = new JsonScanner(schema);
+    this.#batches = batches;
+    this.scanner = new JsonScanner(schema, {}, laneOptions(batches));
     this.resourceChanges = schema.fields.get('resource_changes') as ArrayNode;
   }
 
@@ -261,41 +276,90 @@ export class PlanRead {
 export function resourceChangeRunScanner(
   onChanges: (batch: ResourceChange[]) => void,
   batchChanges: number,
+  onReducedChanges?: (json: Uint8Array, count: number) => void,
 ): { scanner: JsonScanner; batches: ChangeBatches } {
-  const batches = new ChangeBatches(onChanges, batchChanges);
+  const batches = new ChangeBatches(onChanges, batchChanges, onReducedChanges);
   const items = arrayNode(RESOURCE_CHANGES_WHAT, resourceChangeNode, undefined, (change) =>
     batches.add(change as ResourceChange),
   );
   // The array is one level shallower here than in the plan, so the nesting limit is one less.
-  const scanner = new JsonScanner(items, { maxDepth: DEFAULT_LIMITS.maxDepth - 1 }, { stopAtValueEnd: true });
+  const scanner = new JsonScanner(
+    items,
+    { maxDepth: DEFAULT_LIMITS.maxDepth - 1 },
+    { stopAtValueEnd: true, ...laneOptions(batches) },
+  );
   return { scanner, batches };
 }
 
-/** Gathers resource changes into batches for ReadPlanOptions.onChanges. */
+/** The scanner's lane for resource changes, when the batches take reduced changes. */
+function laneOptions(batches: ChangeBatches | undefined): ScanOptions {
+  if (!batches?.takesReduced) return {};
+  return {
+    lane: {
+      item: resourceChangeNode,
+      batch: batches.size,
+      take: (json, count) => batches.addReduced(json, count),
+    },
+  };
+}
+
+/** Gathers resource changes into batches for ReadPlanOptions.onChanges and onReducedChanges. */
 export class ChangeBatches {
   private batch: ResourceChange[] = [];
-  /** What onChanges threw, if it did. */
+  private reduced: Uint8Array[] = [];
+  private reducedCount = 0;
+  /** What onChanges or onReducedChanges threw, if one did. */
   failure: { error: unknown } | undefined;
 
   constructor(
     private readonly onChanges: (batch: ResourceChange[]) => void,
-    private readonly size: number,
+    readonly size: number,
+    private readonly onReduced?: (json: Uint8Array, count: number) => void,
   ) {
     if (!Number.isSafeInteger(size) || size < 1)
       throw new RangeError(`batchChanges must be a positive integer, got ${size}`);
   }
 
+  get takesReduced(): boolean {
+    return this.onReduced !== undefined;
+  }
+
   add(change: ResourceChange): void {
     this.batch.push(change);
-    if (this.batch.length >= this.size) this.flush();
+    if (this.batch.length >= this.size) this.flushChanges();
+  }
+
+  addReduced(json: Uint8Array, count: number): void {
+    this.reduced.push(json);
+    this.reducedCount += count;
+    if (this.reducedCount >= this.size) this.flushReduced();
   }
 
   flush(): void {
+    this.flushChanges();
+    this.flushReduced();
+  }
+
+  private flushChanges(): void {
     const batch = this.batch;
     if (batch.length === 0) return;
     this.batch = [];
+    this.#deliver(() => this.onChanges(batch));
+  }
+
+  private flushReduced(): void {
+    if (this.reducedCount === 0) return;
+    const parts = this.reduced;
+    const count = this.reducedCount;
+    this.reduced = [];
+    this.reducedCount = 0;
+    const json = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+    this.#deliver(() => this.onReduced!(json, count));
+  }
+
+  #deliver(hand: () => void): void {
     try {
-      this.onChanges(batch);
+      hand();
     } catch (error) {
       this.failure = { error };
       throw error;

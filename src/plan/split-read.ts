@@ -99,7 +99,7 @@ export async function readPlanAroundRun(
 
 /**
  * The run's reader: the resource changes of the plan at `path` from the one at `runStart` to the end of their
- * array, handed to onChanges in batches. Resolves to the offset of the array's closing bracket; rejects when
+ * array, handed to onChanges (and onReducedChanges, as ReadPlanOptions says) in batches. Resolves to the offset of the array's closing bracket; rejects when
  * the bytes from runStart are not such a run (the main reader then reads them itself, and says what is wrong).
  */
 export async function readResourceChangeRun(
@@ -107,8 +107,9 @@ export async function readResourceChangeRun(
   runStart: number,
   onChanges: (batch: ResourceChange[]) => void,
   batchChanges: number,
+  onReducedChanges?: (json: Uint8Array, count: number) => void,
 ): Promise<number> {
-  const { scanner, batches } = resourceChangeRunScanner(onChanges, batchChanges);
+  const { scanner, batches } = resourceChangeRunScanner(onChanges, batchChanges, onReducedChanges);
   scanner.write(Buffer.from('['));
   const file = await open(path, 'r');
   try {

@@ -117,6 +117,7 @@ async function twoParts(
         ...(options.description === undefined ? {} : { description: options.description }),
         batchChanges,
         onChanges: (batch) => evaluator.add(batch),
+        onReducedChanges: (json) => evaluator.addReduced(json),
       },
     );
     await ready;

@@ -1,6 +1,8 @@
 // Read and evaluate a plan in one pass: each batch of resource changes the plan reader delivers is evaluated
 // on one wasm instance as it fills, and only the policy's findings, counts and expired acknowledgements are
 // kept, so a plan of any size costs a batch of changes in memory, not the whole plan.
+
+import { parseUntrustedJson } from '../json/untrusted.js';
 import type { ResourceChange } from '../model/index.js';
 import { readPlan } from '../plan/read-plan.js';
 import type { JsonInput } from '../plan/scan-stream.js';
@@ -56,6 +58,7 @@ export async function readAndEvaluatePlan(
       ...(options.description === undefined ? {} : { description: options.description }),
       batchChanges: options.batchChanges ?? BATCH_CHANGES,
       onChanges: (batch) => evaluator.add(batch),
+      onReducedChanges: (json) => evaluator.addReduced(json),
     });
   } catch (error) {
     // Batches still waiting for the engine or the data are dropped, never judged after the error.
@@ -76,7 +79,7 @@ export class StreamEvaluator {
   #engine: PolicyEngine | undefined;
   #data: PolicyData | undefined;
   /** Batches that came before the engine and data. */
-  #pending: ResourceChange[][] | undefined = [];
+  #pending: Array<ResourceChange[] | Uint8Array> | undefined = [];
   /** The first evaluation error: kept until the read is over, so that a read error is reported first. */
   #failure: { error: unknown } | undefined;
   /** Addresses whose acknowledgement may expire before the read ends (-> the earliest such expiry), and their changes. */
@@ -90,7 +93,10 @@ export class StreamEvaluator {
     this.#data = data;
     const pending = this.#pending ?? [];
     this.#pending = undefined;
-    for (const batch of pending) this.add(batch);
+    for (const batch of pending) {
+      if (Array.isArray(batch)) this.add(batch);
+      else this.addReduced(batch);
+    }
   }
 
   fail(error: unknown): void {
@@ -106,13 +112,31 @@ export class StreamEvaluator {
     }
     try {
       const session = this.#open();
-      if (this.#watched.size > 0) {
-        for (const change of batch) if (this.#watched.has(change.address)) this.#retained.push(change);
-      }
+      if (this.#watched.size > 0) this.#retain(batch);
       session.add(batch);
     } catch (error) {
       this.fail(error);
     }
+  }
+
+  /** Reduced changes (`,{...}` each: ReadPlanOptions.onReducedChanges), held and judged as add() does. */
+  addReduced(json: Uint8Array): void {
+    if (this.#failure) return;
+    if (this.#pending) {
+      this.#pending.push(json);
+      return;
+    }
+    try {
+      const session = this.#open();
+      if (this.#watched.size > 0) this.#retain(reducedChanges(json));
+      session.addReduced(json);
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  #retain(batch: readonly ResourceChange[]): void {
+    for (const change of batch) if (this.#watched.has(change.address)) this.#retained.push(change);
   }
 
   /** The moment the batches are judged at (opening the session now, when it is not open yet). */
@@ -172,4 +196,13 @@ export function watchedAddresses(data: PolicyData, now: string): Map<string, str
     if (earliest === undefined || expiresAt < earliest) watched.set(address, expiresAt);
   }
   return watched;
+}
+
+/**
+ * Reduced changes read back (their address, mode, type, deposed and change are what the policy reads), to keep
+ * those on watched addresses: only when a plan acknowledgement may expire during the read.
+ */
+export function reducedChanges(json: Uint8Array): ResourceChange[] {
+  const list = Buffer.concat([Buffer.from('['), json.subarray(1), Buffer.from(']')]);
+  return parseUntrustedJson(list, list.length) as ResourceChange[];
 }

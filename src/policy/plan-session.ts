@@ -66,6 +66,14 @@ export class PlanSession {
     this.#outputs.push(this.#evaluate(serializeChanges(changes, this.#prefix, this.#encoder)));
   }
 
+  /**
+   * Evaluate changes already in the policy's input form, as serializeChanges writes them: `,{...}` each (the
+   * plan reader's reduced changes, ReadPlanOptions.onReducedChanges).
+   */
+  addReduced(json: Uint8Array): void {
+    this.#outputs.push(this.#evaluate(reducedInput(json, this.#prefix, this.#encoder)));
+  }
+
   /** What the batches evaluated so far gave: for a session in another thread to hand over (absorb). */
   get outputs(): readonly PlanOutput[] {
     return this.#outputs;
@@ -180,6 +188,21 @@ export function serializeChanges(
       : { address, mode, type, deposed: rc.deposed, change };
   });
   return encoder.encode(`${prefix}${JSON.stringify(slim)}}`);
+}
+
+/** `{"now": ..., "resource_changes": [...]}` around reduced changes (`,{...}` each). */
+export function reducedInput(
+  json: Uint8Array,
+  prefix: string,
+  encoder: { encode(text: string): Uint8Array } = new TextEncoder(),
+): Uint8Array {
+  const head = encoder.encode(`${prefix}[`);
+  const input = new Uint8Array(head.length + json.length + 1);
+  input.set(head);
+  input.set(json.subarray(1), head.length);
+  input[input.length - 2] = 0x5d; // ]
+  input[input.length - 1] = 0x7d; // }
+  return input;
 }
 
 function combineOutputs(packageId: string, outputs: readonly PlanOutput[]): PlanEvaluation {

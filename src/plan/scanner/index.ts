@@ -1,6 +1,6 @@
 // The streaming JSON scanner: validates a whole document, keeps only what a schema asks for (scanner.ts).
 export { JsonScanError } from './errors.js';
-export { JsonScanner } from './scanner.js';
+export { JsonScanner, type ScanOptions } from './scanner.js';
 export {
   type ArrayNode,
   arrayNode,
@@ -17,3 +17,4 @@ export {
   type ValueNode,
   valueNode,
 } from './schema.js';
+export type { ChangeLane } from './skip-path.js';

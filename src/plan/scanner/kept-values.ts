@@ -167,7 +167,11 @@ export abstract class KeptValues extends SkipPath {
       const each = (parent.node as ArrayNode).each;
       // Once an item is refused the document is, so the items after it are not handed on.
       if (each === undefined) parent.arr!.push(value);
-      else if (parent.problem === undefined) each(value);
+      else if (parent.problem === undefined) {
+        // The lane's items first: control leaves the scan.
+        this.flushLane();
+        each(value);
+      }
     }
   }
 

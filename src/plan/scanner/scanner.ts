@@ -27,6 +27,7 @@ import {
   type SchemaNode,
   SKIP,
 } from './schema.js';
+import type { ChangeLane } from './skip-path.js';
 import { Utf8Validator } from './utf8.js';
 import { WASM_CHUNK_BYTES } from './wasm-skip.js';
 
@@ -57,6 +58,8 @@ export interface ScanOptions {
   stopAtValueEnd?: boolean;
   /** Skip in JavaScript alone, without the WebAssembly skip path (to compare the two: they must agree). */
   javascriptSkipOnly?: boolean;
+  /** Items read whole in WebAssembly when they plainly can be (skip-path.ts): they never reach `each`. */
+  lane?: ChangeLane;
 }
 
 /**
@@ -72,6 +75,7 @@ export class JsonScanner extends KeptValues {
     super(root, limits);
     if (options.stopAtValueEnd) this.valueEnd = 0;
     if (options.javascriptSkipOnly) this.wasmSkip = false;
+    this.lane = options.lane;
   }
 
   /** Total bytes fed so far. */
@@ -181,6 +185,7 @@ export class JsonScanner extends KeptValues {
         this.unexpected(c, this.base + i);
       }
     }
+    this.flushLane();
     this.base += n;
   }
 
@@ -250,6 +255,13 @@ export class JsonScanner extends KeptValues {
     if (c === QUOTE)
       return node.kind === 'skip' ? this.startSkippedString(buf, i) : this.startString(buf, i, node);
     if (c === 0x7b || c === 0x5b) {
+      if (node === this.lane?.item) {
+        const end = this.laneRead(buf, i);
+        if (end >= 0) {
+          this.st = this.afterValue();
+          return end;
+        }
+      }
       const isObject = c === 0x7b;
       this.push(isObject ? OBJ : ARR, at);
       this.st = isObject ? S_OBJ_FIRST : S_ARR_FIRST;

@@ -2,9 +2,9 @@
 // as possible, its state in locals. It shares the tokenizer's states and, for whatever it does not finish
 // itself (a token cut by the chunk's end, anything to report), hands over to the tokenizer's general code.
 import * as alphabet from './bytes.js';
-import { SKIP } from './schema.js';
+import { type SchemaNode, SKIP } from './schema.js';
 import { Tokenizer } from './tokenizer.js';
-import { skipWasm, WASM_CHUNK_BYTES, WASM_STACK_LEVELS } from './wasm-skip.js';
+import { LANE_OUT_BYTES, type SkipWasm, skipWasm, WASM_CHUNK_BYTES, WASM_STACK_LEVELS } from './wasm-skip.js';
 
 // Module-local copies (see bytes.ts).
 const { S_AFTER, S_ARR_FIRST, S_COLON, S_DONE, S_KEY, S_OBJ_FIRST, S_VALUE, STR_SKIP } = alphabet;
@@ -13,15 +13,82 @@ const { ARR, BACKSLASH, HEX_DIGIT, isDigit, LITERALS, OBJ, QUOTE, SIMPLE_ESCAPE,
 /** Numbers the chunks scanned on this thread, so the WebAssembly copy of one is made once. */
 let chunksScanned = 0;
 
+/** The lane's output is handed on before it has less room than this left (a change larger is read here). */
+const LANE_ROOM = 16 * 1024;
+
+/**
+ * Items of a kept array read whole in WebAssembly when they plainly can be (ScanOptions.lane): the resource
+ * changes of a plan, written in the policy's input form (scripts/json-skip/changes.ts).
+ */
+export interface ChangeLane {
+  /** The schema node of the items (read-plan.ts's resource change). */
+  item: SchemaNode;
+  /** Items handed on at most this many at a time (the caller's batch). */
+  batch: number;
+  /** Items read there: `,{...}` each, `count` of them; the bytes are the receiver's. */
+  take(json: Uint8Array, count: number): void;
+}
+
 export abstract class SkipPath extends Tokenizer {
   /** The number of the chunk being scanned (newChunk()). */
   private chunkNumber = 0;
   /** Whether skipped territory goes through the WebAssembly skip path first (ScanOptions.javascriptSkipOnly). */
   protected wasmSkip = true;
+  protected lane: ChangeLane | undefined;
+  /** Items in the lane's output not handed on yet. */
+  private laneCount = 0;
 
   /** A new chunk is scanned: the WebAssembly skip path copies it on first use. */
   protected newChunk(): void {
     this.chunkNumber = ++chunksScanned;
+  }
+
+  /** This thread's WebAssembly instance, with the chunk being scanned in its memory. */
+  private withChunk(buf: Buffer): SkipWasm {
+    const wasm = skipWasm();
+    if (wasm.loaded !== this.chunkNumber) {
+      wasm.chunk.set(buf);
+      wasm.loaded = this.chunkNumber;
+    }
+    return wasm;
+  }
+
+  /**
+   * Read the lane's item whose `{` is at buf[i] in WebAssembly: the index after it, or -1 when it is for this
+   * JavaScript to read (anything but a plainly valid change within the chunk).
+   */
+  protected laneRead(buf: Buffer, i: number): number {
+    const maxDepth = this.limits.maxDepth;
+    const depth = this.depth;
+    if (
+      !this.wasmSkip ||
+      buf.length > WASM_CHUNK_BYTES ||
+      depth >= maxDepth ||
+      depth + 1 >= WASM_STACK_LEVELS
+    )
+      return -1;
+    const wasm = this.withChunk(buf);
+    // Output left by a scanner that stopped on an error is nobody's.
+    if (wasm.outOwner !== this) {
+      wasm.state[2] = 0;
+      wasm.outOwner = this;
+    }
+    if (wasm.state[2]! > LANE_OUT_BYTES - LANE_ROOM) this.flushLane();
+    const end = wasm.change(i, buf.length, depth + 1, maxDepth);
+    if (end < 0) return -1;
+    if (++this.laneCount >= this.lane!.batch) this.flushLane();
+    return end;
+  }
+
+  /** Hand the lane's output on: at the chunk's end, and before control leaves the scan (another may use it). */
+  protected flushLane(): void {
+    if (this.laneCount === 0) return;
+    const wasm = skipWasm();
+    const json = wasm.out.slice(0, wasm.state[2]);
+    const count = this.laneCount;
+    this.laneCount = 0;
+    wasm.state[2] = 0;
+    this.lane!.take(json, count);
   }
 
   /**
@@ -33,11 +100,7 @@ export abstract class SkipPath extends Tokenizer {
     const n = buf.length;
     const depth = this.depth;
     if (!this.wasmSkip || n > WASM_CHUNK_BYTES || depth >= WASM_STACK_LEVELS) return this.skipRunHere(buf, i);
-    const wasm = skipWasm();
-    if (wasm.loaded !== this.chunkNumber) {
-      wasm.chunk.set(buf);
-      wasm.loaded = this.chunkNumber;
-    }
+    const wasm = this.withChunk(buf);
     // The types of the levels being skipped (usually one), there and back.
     const kept = this.frames.length;
     const stack = wasm.stack;
