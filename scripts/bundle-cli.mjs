@@ -104,12 +104,7 @@ const builtinsByRequire = {
 };
 
 const result = await build({
-  // The worker of a plan read in two parts (src/policy/evaluate-split.ts) beside the chunks, where their
-  // `new URL('./evaluate-worker.js', import.meta.url)` finds it.
-  entryPoints: {
-    main: join(cliDir, 'bin.js'),
-    'evaluate-worker': join(cliDir, '..', 'policy', 'evaluate-worker.js'),
-  },
+  entryPoints: { main: join(cliDir, 'bin.js') },
   outdir: cliDir,
   allowOverwrite: true,
   bundle: true,

@@ -211,13 +211,11 @@ export async function readPlan(input: JsonInput, options: ReadPlanOptions = {}):
 
 /**
  * One plan read: its scanner (resource changes handed to onChanges in batches, when given) and what is checked
- * once the document is read. readPlan drives it over a stream; src/plan/split-read.ts over a file in two parts.
+ * once the document is read.
  */
 export class PlanRead {
   readonly context: ScanContext;
   readonly scanner: JsonScanner;
-  /** The node of $.resource_changes: its items are what may be read apart. */
-  readonly resourceChanges: ArrayNode;
   readonly #batches: ChangeBatches | undefined;
 
   constructor(options: ReadPlanOptions) {
@@ -240,7 +238,6 @@ export class PlanRead {
     }
     this.#batches = batches;
     this.scanner = new JsonScanner(schema, {}, laneOptions(batches));
-    this.resourceChanges = schema.fields.get('resource_changes') as ArrayNode;
   }
 
   /** The read stopped on `error`: the caller's own error, thrown from onChanges, is passed on as it is. */
@@ -266,29 +263,6 @@ export class PlanRead {
     this.#batches?.flush();
     return plan;
   }
-}
-
-/**
- * A scanner of resource changes alone: the items of $.resource_changes from one of them (after a comma) to the
- * array's end, read apart from the rest of the plan (src/plan/split-read.ts). It is given an opening bracket,
- * then the plan's bytes from that item on; it stops after the array's closing bracket (valueEndOffset).
- */
-export function resourceChangeRunScanner(
-  onChanges: (batch: ResourceChange[]) => void,
-  batchChanges: number,
-  onReducedChanges?: (json: Uint8Array, count: number) => void,
-): { scanner: JsonScanner; batches: ChangeBatches } {
-  const batches = new ChangeBatches(onChanges, batchChanges, onReducedChanges);
-  const items = arrayNode(RESOURCE_CHANGES_WHAT, resourceChangeNode, undefined, (change) =>
-    batches.add(change as ResourceChange),
-  );
-  // The array is one level shallower here than in the plan, so the nesting limit is one less.
-  const scanner = new JsonScanner(
-    items,
-    { maxDepth: DEFAULT_LIMITS.maxDepth - 1 },
-    { stopAtValueEnd: true, ...laneOptions(batches) },
-  );
-  return { scanner, batches };
 }
 
 /** The scanner's lane for resource changes, when the batches take reduced changes. */

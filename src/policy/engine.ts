@@ -53,12 +53,7 @@ const moduleCache = new Map<string, WasmModule>();
 
 /** The compiled policy.wasm, loaded once per process; each evaluation gets memory sized to its input. */
 export class PolicyEngine {
-  /** The compiled policy.wasm: a WebAssembly.Module, which a worker thread can be sent to evaluate with. */
-  readonly module: WasmModule;
-
-  private constructor(module: WasmModule) {
-    this.module = module;
-  }
+  private constructor(private readonly module: WasmModule) {}
 
   /** Load the policy.wasm that ships with tfgate (or the given bytes, e.g. from a verified bundle). */
   static async load(wasm?: Uint8Array): Promise<PolicyEngine> {

@@ -8,7 +8,7 @@ import { readPlan } from '../plan/read-plan.js';
 import type { JsonInput } from '../plan/scan-stream.js';
 import type { PolicyData } from './data.js';
 import type { PolicyEngine } from './engine.js';
-import { byAddressThenRule, type PlanEvaluation, type PlanOutput, type PlanSession } from './plan-session.js';
+import { byAddressThenRule, type PlanEvaluation, type PlanSession } from './plan-session.js';
 
 export interface ReadAndEvaluateOptions {
   /** Shown in the reader's error messages. */
@@ -69,12 +69,8 @@ export async function readAndEvaluatePlan(
   return evaluator.finish(clock());
 }
 
-/**
- * The state of one streamed evaluation: batches held until the engine and data are there, then judged. A plan
- * read in two parts (evaluate-split.ts) has a second session in another thread, at the same moment: it takes
- * that session's results in with absorb().
- */
-export class StreamEvaluator {
+/** The state of one streamed evaluation: batches held until the engine and data are there, then judged. */
+class StreamEvaluator {
   #session: PlanSession | undefined;
   #engine: PolicyEngine | undefined;
   #data: PolicyData | undefined;
@@ -139,20 +135,6 @@ export class StreamEvaluator {
     for (const change of batch) if (this.#watched.has(change.address)) this.#retained.push(change);
   }
 
-  /** The moment the batches are judged at (opening the session now, when it is not open yet). */
-  judgedAt(): string {
-    return this.#open().now;
-  }
-
-  /**
-   * What a session in another thread gave for other changes of the plan, judged at judgedAt() with the same
-   * engine and data, and those of its changes on the addresses watchedAddresses() names.
-   */
-  absorb(outputs: readonly PlanOutput[], retained: readonly ResourceChange[]): void {
-    this.#open().absorb(outputs);
-    this.#retained.push(...retained);
-  }
-
   finish(readAt: Date): ReadAndEvaluateResult {
     if (this.#failure) throw this.#failure.error;
     const evaluation = this.#open(readAt).finish();
@@ -188,7 +170,7 @@ export class StreamEvaluator {
  * Addresses whose plan acknowledgement holds at `now` and expires later (-> the earliest such expiry): their
  * changes are kept, to be judged again if the read ends after the expiry.
  */
-export function watchedAddresses(data: PolicyData, now: string): Map<string, string> {
+function watchedAddresses(data: PolicyData, now: string): Map<string, string> {
   const watched = new Map<string, string>();
   for (const { address, expires_at: expiresAt } of data.plan_acknowledgements ?? []) {
     if (expiresAt === undefined || expiresAt <= now) continue;
@@ -202,7 +184,7 @@ export function watchedAddresses(data: PolicyData, now: string): Map<string, str
  * Reduced changes read back (their address, mode, type, deposed and change are what the policy reads), to keep
  * those on watched addresses: only when a plan acknowledgement may expire during the read.
  */
-export function reducedChanges(json: Uint8Array): ResourceChange[] {
+function reducedChanges(json: Uint8Array): ResourceChange[] {
   const list = Buffer.concat([Buffer.from('['), json.subarray(1), Buffer.from(']')]);
   return parseUntrustedJson(list, list.length) as ResourceChange[];
 }

@@ -44,7 +44,7 @@ const MEMORY_BASE_BYTES = 4 * 1024 * 1024;
 const MEMORY_MAX_PAGES = 65_536; // 4 GiB, wasm32's ceiling
 
 /** The policy's raw plan output for one batch, shape-checked. */
-export type PlanOutput = z.infer<typeof planOutputSchema>;
+type PlanOutput = z.infer<typeof planOutputSchema>;
 
 export class PlanSession {
   #policy: LoadedPolicy | undefined;
@@ -72,16 +72,6 @@ export class PlanSession {
    */
   addReduced(json: Uint8Array): void {
     this.#outputs.push(this.#evaluate(reducedInput(json, this.#prefix, this.#encoder)));
-  }
-
-  /** What the batches evaluated so far gave: for a session in another thread to hand over (absorb). */
-  get outputs(): readonly PlanOutput[] {
-    return this.#outputs;
-  }
-
-  /** Take in what another session of the same policy, data and time gave for other changes of the plan. */
-  absorb(outputs: readonly PlanOutput[]): void {
-    this.#outputs.push(...outputs);
   }
 
   /** Findings sorted by address then rule, counts added up; InvalidPlanError when the policy reports errors. */

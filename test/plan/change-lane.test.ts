@@ -9,7 +9,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseUntrustedJson } from '../../src/json/untrusted.js';
 import type { ResourceChange } from '../../src/model/index.js';
-import { ACTION_SHAPES, readPlan, resourceChangeRunScanner } from '../../src/plan/read-plan.js';
+import { ACTION_SHAPES, readPlan } from '../../src/plan/read-plan.js';
+import { arrayNode, JsonScanner, objectNode } from '../../src/plan/scanner/index.js';
 import { reducedInput, serializeChanges } from '../../src/policy/plan-session.js';
 import { manyChangesPlanDoc, planDoc, style, toBytes } from './fuzz-json.js';
 import { splitBytes } from './helpers.js';
@@ -184,16 +185,18 @@ describe('the resource change lane', () => {
       batchChanges: 2,
       onChanges: (batch) => {
         changes.push(...batch);
-        // A second scan with a lane, synchronously, inside the first one's write.
+        // A second scan with a lane (an array of changes), synchronously, inside the first one's write.
         const nested: Uint8Array[] = [];
-        const { scanner, batches } = resourceChangeRunScanner(
-          () => {},
-          2,
-          (json) => nested.push(json),
+        const item = objectNode('a change', {});
+        const scanner = new JsonScanner(
+          arrayNode('changes', item, undefined, () => {}),
+          {},
+          {
+            lane: { item, batch: 2, take: (json) => nested.push(json) },
+          },
         );
         scanner.write(Buffer.from(JSON.stringify(Array.from({ length: 6 }, (_, i) => change(1000 + i)))));
         scanner.end();
-        batches.flush();
         inner.push(...policyInput([], nested));
       },
       onReducedChanges: (json) => reduced.push(json),

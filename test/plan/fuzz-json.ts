@@ -213,7 +213,7 @@ export const planDoc: fc.Arbitrary<Doc> = fc
   })
   .map(({ extra, shadow, ...fields }) => members(fields, extra, shadow));
 
-/** A plan with several resource changes, mostly valid: where a run of them can be read apart (split-read.test.ts). */
+/** A plan with several resource changes, mostly valid (change-lane.test.ts). */
 export const manyChangesPlanDoc: fc.Arbitrary<Doc> = fc
   .record({
     format_version: mostly(formatVersion),

@@ -32,27 +32,6 @@ export abstract class KeptValues extends SkipPath {
     this.root = root;
   }
 
-  /**
-   * ScanOptions.stopAtValueEnd: -1 when not asked; 0 until the root container closes, then the offset just
-   * after it.
-   */
-  protected valueEnd = -1;
-
-  /** The offset just after the root value once it ended, for a scanner told to stop there; else undefined. */
-  get valueEndOffset(): number | undefined {
-    return this.valueEnd > 0 ? this.valueEnd : undefined;
-  }
-
-  /**
-   * The kept array being read had its items from here to its end read by another scanner, its closing bracket
-   * at offset `closeAt` (see JsonScanner.isBetweenItemsOf): close it there, as if read here, and take up at the
-   * byte after it, which the next write() starts with.
-   */
-  resumeAfterItems(closeAt: number): void {
-    this.close(closeAt);
-    this.base = closeAt + 1;
-  }
-
   /** Frames by depth, reused: frames[k] is framePool[k] while open. */
   private readonly framePool: Frame[] = [];
 
@@ -100,7 +79,6 @@ export abstract class KeptValues extends SkipPath {
       if (node.kind === 'value' && this.valueStart === frame.start) this.valueStart = -1;
     }
     this.st = this.afterValue();
-    if (this.depth === 0 && this.valueEnd === 0) this.valueEnd = at + 1;
   }
 
   /**

@@ -51,11 +51,6 @@ const {
 const { ARR, BACKSLASH, isDigit, LITERALS, LONE_SURROGATE, latin1, OBJ, QUOTE, startsValue } = alphabet;
 
 export interface ScanOptions {
-  /**
-   * The document is the input's first value, a container: once it closes, the rest of what write() is given is
-   * not read (valueEndOffset says where it ended). For a run of array items read apart (src/plan/split-read.ts).
-   */
-  stopAtValueEnd?: boolean;
   /** Skip in JavaScript alone, without the WebAssembly skip path (to compare the two: they must agree). */
   javascriptSkipOnly?: boolean;
   /** Items read whole in WebAssembly when they plainly can be (skip-path.ts): they never reach `each`. */
@@ -73,7 +68,6 @@ export class JsonScanner extends KeptValues {
 
   constructor(root: SchemaNode, limits: Partial<ScannerLimits> = {}, options: ScanOptions = {}) {
     super(root, limits);
-    if (options.stopAtValueEnd) this.valueEnd = 0;
     if (options.javascriptSkipOnly) this.wasmSkip = false;
     this.lane = options.lane;
   }
@@ -179,32 +173,12 @@ export class JsonScanner extends KeptValues {
         this.st = S_VALUE;
         i++;
       } else {
-        // A scanner told to stop at the value's end (ScanOptions.stopAtValueEnd) leaves the rest to its caller.
-        if (st === S_DONE && this.valueEnd > 0) break;
         // S_COLON without ':', or S_DONE: data after the end of the document.
         this.unexpected(c, this.base + i);
       }
     }
     this.flushLane();
     this.base += n;
-  }
-
-  /**
-   * Whether the next value is an item of `node`, the kept array being read, after a comma, with no token or
-   * character under way: the items from here to the array's end may be read by another scanner at once
-   * (src/plan/split-read.ts), and resumeAfterItems() then takes up after them.
-   */
-  isBetweenItemsOf(node: ArrayNode): boolean {
-    const depth = this.depth;
-    const frame = this.frames[depth - 1];
-    return (
-      frame !== undefined &&
-      depth === this.frames.length &&
-      frame.node === node &&
-      !frame.isObject &&
-      this.st === S_VALUE &&
-      this.utf8.incompleteAt() < 0
-    );
   }
 
   /** Finish the document and return the kept root value. */

@@ -1,9 +1,9 @@
 // The bundle route: a verified bundle's policy.wasm and data, evaluated in process, with no service call.
 import type { PlanEvaluator } from '../../model/evaluator.js';
 import type { EvaluationResult, Severity } from '../../model/index.js';
-import type { PlanSource } from '../../plan/source.js';
+import { consumedChunks, type PlanSource } from '../../plan/source.js';
 import { PolicyEngine, toEvaluationResult } from '../engine.js';
-import { readAndEvaluateSource } from '../evaluate-split.js';
+import { readAndEvaluatePlan } from '../evaluate-stream.js';
 import { readVerifiedBundle } from './read.js';
 import type { VerifiedBundle, VerifyBundleOptions } from './verify.js';
 
@@ -50,7 +50,7 @@ export class BundleEvaluator implements PlanEvaluator {
   async evaluate(source: PlanSource, minSeverity: Severity): Promise<EvaluationResult> {
     this.#engine ??= PolicyEngine.load(this.bundle.wasm);
     // Evaluated as it is read; the time is read once the plan is, as the service does: the decision's moment.
-    const { evaluation } = await readAndEvaluateSource(source, this.#engine, this.bundle.data, {
+    const { evaluation } = await readAndEvaluatePlan(consumedChunks(source), this.#engine, this.bundle.data, {
       description: source.description,
       now: this.#now,
     });
