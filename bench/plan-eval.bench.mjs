@@ -68,7 +68,9 @@ async function child(what, file) {
       let plan;
       if (engine && data && !args.includes('--whole')) {
         stage = 'read and evaluate the plan (readAndEvaluatePlan)';
-        const { evaluation } = await policyModule.readAndEvaluatePlan(source.open(), engine, data, {
+        // As the bundle route reads a plan file (src/policy/bundle/evaluator.ts): into reused buffers.
+        const { consumedChunks } = await import(pathToFileURL(join(dist, 'plan', 'source.js')).href);
+        const { evaluation } = await policyModule.readAndEvaluatePlan(consumedChunks(source), engine, data, {
           description: source.description,
         });
         result.streamMs = ms() - result.loadMs;

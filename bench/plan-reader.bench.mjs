@@ -33,7 +33,7 @@ async function main() {
   const size = statSync(file).size;
   console.log(`plan: ${file} (${changes} changes, ${(size / 1e6).toFixed(1)} MB); node ${process.version}`);
   const results = {};
-  for (const what of ['parse', 'reader', 'streamed']) {
+  for (const what of ['parse', 'reader', 'streamed', 'lane']) {
     const samples = [];
     for (let r = 0; r < runs; r++) {
       const out = spawnSync(
@@ -53,6 +53,7 @@ async function main() {
     ['bare JSON.parse(readFileSync)', results.parse],
     ['tfgate readPlan (stream)', results.reader],
     ['tfgate readPlan (stream, onChanges)', results.streamed],
+    ['tfgate readPlan (stream, onChanges and onReducedChanges: the lane)', results.lane],
   ];
   console.log('| what | wall ms (median) | CPU ms | MB/s (wall) | peak RSS MB | changes |');
   console.log('|---|---:|---:|---:|---:|---:|');
@@ -61,7 +62,7 @@ async function main() {
       `| ${name} | ${r.ms.toFixed(0)} | ${r.cpuMs.toFixed(0)} | ${(size / 1e6 / (r.ms / 1000)).toFixed(0)} | ${r.rssMb.toFixed(0)} | ${r.changes} |`,
     );
   }
-  for (const what of ['reader', 'streamed'])
+  for (const what of ['reader', 'streamed', 'lane'])
     console.log(
       `${what} / JSON.parse: ${(results[what].ms / results.parse.ms).toFixed(2)}x wall, ${(results[what].cpuMs / results.parse.cpuMs).toFixed(2)}x CPU`,
     );
@@ -76,13 +77,21 @@ async function runChild(what, file, dist) {
   } else {
     const { readPlan, fileSource } = await import(pathToFileURL(join(dist, 'plan', 'index.js')).href);
     const source = fileSource(file);
-    if (what === 'streamed') {
+    if (what === 'streamed' || what === 'lane') {
       changes = 0;
       await readPlan(source.open(), {
         description: source.description,
         onChanges: (batch) => {
           changes += batch.length;
         },
+        // What evaluation does: most changes read in WebAssembly, straight into the policy's input form.
+        ...(what === 'lane'
+          ? {
+              onReducedChanges: (json, count) => {
+                changes += count;
+              },
+            }
+          : {}),
       });
     } else {
       const plan = await readPlan(source.open(), { description: source.description });
