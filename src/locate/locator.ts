@@ -2,6 +2,7 @@
 // the modules the addresses name (and the module manifest), bounded in bytes and time. A resource it cannot
 // place (no manifest, a lexing problem, two declarations, a file outside the repository, time up) gets no
 // location: a report without a line is better than one pointing at the wrong line.
+import { existsSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { readFileWithin } from '../fs/read-within.js';
@@ -122,11 +123,8 @@ function declarationKey(type: string, labels: readonly string[]): string {
 /** The git work tree that holds `dir` (a `.git` directory or file, as in worktrees), if any. */
 export async function findRepositoryRoot(dir: string): Promise<string | undefined> {
   for (let at = resolve(dir); ; ) {
-    const found = await stat(join(at, '.git')).then(
-      () => true,
-      () => false,
-    );
-    if (found) return at;
+    // existsSync: a rejected stat builds an Error per missing level, ~25 ms for 50 roots six levels deep.
+    if (existsSync(join(at, '.git'))) return at;
     const parent = resolve(at, '..');
     if (parent === at) return undefined;
     at = parent;

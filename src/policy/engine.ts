@@ -21,6 +21,7 @@ import {
   describe,
   evaluateEntrypoint,
   evaluationFailed,
+  IdleInstances,
   openPolicy,
   type PlanEvaluation,
   PlanSession,
@@ -52,11 +53,28 @@ const PLAN_CHUNK_CHANGES = 4096;
 const moduleCache = new Map<string, WasmModule>();
 
 /** The compiled policy.wasm, loaded once per process; each evaluation gets memory sized to its input. */
+export interface PolicyEngineOptions {
+  /**
+   * Keep the instances of finished plan evaluations for the next plan with the same data object (IdleInstances):
+   * for one command checking many roots against one bundle. Off by default: a long-running service would
+   * hold their memory for every design revision it has seen.
+   */
+  keepIdleInstances?: boolean;
+}
+
 export class PolicyEngine {
-  private constructor(private readonly module: WasmModule) {}
+  // Keyed by the data object (one bundle's data across its roots), so they go when the data does.
+  readonly #idle: WeakMap<PolicyData, IdleInstances> | undefined;
+
+  private constructor(
+    private readonly module: WasmModule,
+    options: PolicyEngineOptions = {},
+  ) {
+    this.#idle = options.keepIdleInstances ? new WeakMap() : undefined;
+  }
 
   /** Load the policy.wasm that ships with tfgate (or the given bytes, e.g. from a verified bundle). */
-  static async load(wasm?: Uint8Array): Promise<PolicyEngine> {
+  static async load(wasm?: Uint8Array, options: PolicyEngineOptions = {}): Promise<PolicyEngine> {
     const key = cacheKey(wasm);
     let module = moduleCache.get(key);
     if (!module) {
@@ -64,11 +82,11 @@ export class PolicyEngine {
       module = await compile(() => wasmApi.compile(bytes));
       moduleCache.set(key, module);
     }
-    return new PolicyEngine(module);
+    return new PolicyEngine(module, options);
   }
 
   /** Synchronous load, for CDKTF's synchronous visit/validate. */
-  static loadSync(wasm?: Uint8Array): PolicyEngine {
+  static loadSync(wasm?: Uint8Array, options: PolicyEngineOptions = {}): PolicyEngine {
     const key = cacheKey(wasm);
     let module = moduleCache.get(key);
     if (!module) {
@@ -80,7 +98,7 @@ export class PolicyEngine {
       }
       moduleCache.set(key, module);
     }
-    return new PolicyEngine(module);
+    return new PolicyEngine(module, options);
   }
 
   /**
@@ -107,7 +125,12 @@ export class PolicyEngine {
    * The evaluation time goes in as input.now: the policy never reads a clock (see conformance.rego).
    */
   openPlan(data: PolicyData, now: Date): PlanSession {
-    return new PlanSession(this.module, data, now.toISOString());
+    let idle = this.#idle?.get(data);
+    if (this.#idle && !idle) {
+      idle = new IdleInstances();
+      this.#idle.set(data, idle);
+    }
+    return new PlanSession(this.module, data, now.toISOString(), idle);
   }
 
   /** Evaluate observed state against the design: the drift rules. */

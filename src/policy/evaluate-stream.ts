@@ -58,7 +58,7 @@ export async function readAndEvaluatePlan(
       ...(options.description === undefined ? {} : { description: options.description }),
       batchChanges: options.batchChanges ?? BATCH_CHANGES,
       onChanges: (batch) => evaluator.add(batch),
-      onReducedChanges: (json) => evaluator.addReduced(json),
+      onReducedChanges: (json, count) => evaluator.addReduced(json, count),
     });
   } catch (error) {
     // Batches still waiting for the engine or the data are dropped, never judged after the error.
@@ -75,7 +75,7 @@ class StreamEvaluator {
   #engine: PolicyEngine | undefined;
   #data: PolicyData | undefined;
   /** Batches that came before the engine and data. */
-  #pending: Array<ResourceChange[] | Uint8Array> | undefined = [];
+  #pending: Array<ResourceChange[] | { json: Uint8Array; count: number }> | undefined = [];
   /** The first evaluation error: kept until the read is over, so that a read error is reported first. */
   #failure: { error: unknown } | undefined;
   /** Addresses whose acknowledgement may expire before the read ends (-> the earliest such expiry), and their changes. */
@@ -91,7 +91,7 @@ class StreamEvaluator {
     this.#pending = undefined;
     for (const batch of pending) {
       if (Array.isArray(batch)) this.add(batch);
-      else this.addReduced(batch);
+      else this.addReduced(batch.json, batch.count);
     }
   }
 
@@ -116,16 +116,16 @@ class StreamEvaluator {
   }
 
   /** Reduced changes (`,{...}` each: ReadPlanOptions.onReducedChanges), held and judged as add() does. */
-  addReduced(json: Uint8Array): void {
+  addReduced(json: Uint8Array, count: number): void {
     if (this.#failure) return;
     if (this.#pending) {
-      this.#pending.push(json);
+      this.#pending.push({ json, count });
       return;
     }
     try {
       const session = this.#open();
       if (this.#watched.size > 0) this.#retain(reducedChanges(json));
-      session.addReduced(json);
+      session.addReduced(json, count);
     } catch (error) {
       this.fail(error);
     }

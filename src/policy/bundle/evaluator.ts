@@ -7,6 +7,9 @@ import { readAndEvaluatePlan } from '../evaluate-stream.js';
 import { readVerifiedBundle } from './read.js';
 import type { VerifiedBundle, VerifyBundleOptions } from './verify.js';
 
+// An evaluator serves one command (every root of a check on this bundle): its instances are reused.
+const ENGINE_OPTIONS = { keepIdleInstances: true };
+
 export interface OpenBundleOptions extends Omit<VerifyBundleOptions, 'publicKeyPem'> {
   /** Path of the PEM public key. */
   publicKeyPath?: string;
@@ -42,13 +45,13 @@ export class BundleEvaluator implements PlanEvaluator {
       now,
     );
     // Compile the policy now, off the critical path: `tfgate apply` opens the evaluator while terraform plans.
-    evaluator.#engine = PolicyEngine.load(bundle.wasm);
+    evaluator.#engine = PolicyEngine.load(bundle.wasm, ENGINE_OPTIONS);
     evaluator.#engine.catch(() => {}); // reported by evaluate(), which awaits it
     return evaluator;
   }
 
   async evaluate(source: PlanSource, minSeverity: Severity): Promise<EvaluationResult> {
-    this.#engine ??= PolicyEngine.load(this.bundle.wasm);
+    this.#engine ??= PolicyEngine.load(this.bundle.wasm, ENGINE_OPTIONS);
     // Evaluated as it is read; the time is read once the plan is, as the service does: the decision's moment.
     const { evaluation } = await readAndEvaluatePlan(consumedChunks(source), this.#engine, this.bundle.data, {
       description: source.description,
