@@ -87,7 +87,7 @@ async function runChild(what, file, dist) {
         // What evaluation does: most changes read in WebAssembly, straight into the policy's input form.
         ...(what === 'lane'
           ? {
-              onReducedChanges: (json, count) => {
+              onReducedChanges: (_json, count) => {
                 changes += count;
               },
             }

@@ -14,9 +14,7 @@ import {
 import { primeOnce } from './prime.js';
 import { type JsonInput, type ScanContext, scanStream } from './scan-stream.js';
 import {
-  type ArrayNode,
   arrayNode,
-  DEFAULT_LIMITS,
   JsonScanner,
   type ObjectNode,
   objectNode,

@@ -19,14 +19,7 @@ import * as alphabet from './bytes.js';
 import { documentStartProblem } from './document-start.js';
 import { describeValueStart } from './errors.js';
 import { KeptValues } from './kept-values.js';
-import {
-  type ArrayNode,
-  MAX_FIELD_NAME,
-  matchName,
-  type ScannerLimits,
-  type SchemaNode,
-  SKIP,
-} from './schema.js';
+import { MAX_FIELD_NAME, matchName, type ScannerLimits, type SchemaNode, SKIP } from './schema.js';
 import type { ChangeLane } from './skip-path.js';
 import { Utf8Validator } from './utf8.js';
 import { WASM_CHUNK_BYTES } from './wasm-skip.js';
