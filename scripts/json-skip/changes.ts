@@ -9,6 +9,8 @@
 import {
   ARR,
   isDigit,
+  isSimpleEscape,
+  isSpace,
   numberEnd,
   OBJ,
   OUT,
@@ -55,10 +57,6 @@ let action2End: u32 = 0;
 let actionCount: u32 = 0;
 let importing: bool = false;
 
-function isSpace(c: u32): bool {
-  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-}
-
 function space(i: u32, n: u32): u32 {
   while (i < n && isSpace(<u32>load<u8>(i))) i++;
   return i;
@@ -84,19 +82,8 @@ function keptString(i: u32, n: u32): u32 {
     if (c < 0x20) return BAIL;
     if (c === 0x5c) {
       if (k + 1 >= n) return BAIL;
-      const e = <u32>load<u8>(k + 1);
-      if (
-        e === 0x22 ||
-        e === 0x5c ||
-        e === 0x2f ||
-        e === 0x62 ||
-        e === 0x66 ||
-        e === 0x6e ||
-        e === 0x72 ||
-        e === 0x74
-      )
-        k++;
-      else return BAIL;
+      if (!isSimpleEscape(<u32>load<u8>(k + 1))) return BAIL;
+      k++;
     }
   }
   return BAIL;

@@ -31,6 +31,25 @@ export function isHex(c: u32): bool {
   return c - 0x30 < 10 || (c | 0x20) - 0x61 < 6;
 }
 
+/** JSON's whitespace: space, line feed, carriage return, tab. */
+export function isSpace(c: u32): bool {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+}
+
+/** The byte after a backslash in a two-byte escape: " \ / b f n r t. */
+export function isSimpleEscape(e: u32): bool {
+  return (
+    e === 0x22 ||
+    e === 0x5c ||
+    e === 0x2f ||
+    e === 0x62 ||
+    e === 0x66 ||
+    e === 0x6e ||
+    e === 0x72 ||
+    e === 0x74
+  );
+}
+
 /**
  * The index of the quote that closes a string whose body starts at `from`, or -1 when the JavaScript must take
  * over: the chunk ends first, or there is something to report (a raw control character, an invalid escape, an
@@ -64,16 +83,7 @@ export function stringEnd(from: u32, n: u32): i32 {
     if (c === 0x22) return i;
     if (c !== 0x5c || i + 5 >= n) return -1;
     const e = <u32>load<u8>(i + 1);
-    if (
-      e === 0x22 ||
-      e === 0x5c ||
-      e === 0x2f ||
-      e === 0x62 ||
-      e === 0x66 ||
-      e === 0x6e ||
-      e === 0x72 ||
-      e === 0x74
-    ) {
+    if (isSimpleEscape(e)) {
       i += 2;
     } else if (
       e === 0x75 &&

@@ -6,6 +6,7 @@
 import {
   ARR,
   isDigit,
+  isSpace,
   numberEnd,
   OBJ,
   S_AFTER,
@@ -30,7 +31,7 @@ export function skip(from: u32, n: u32, depth: u32, kept: u32, st: u32, maxDepth
   let i = from;
   while (i < n) {
     const c = <u32>load<u8>(i);
-    if (c <= 0x20 && (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09)) {
+    if (c <= 0x20 && isSpace(c)) {
       i++;
       continue;
     }

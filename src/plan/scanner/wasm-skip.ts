@@ -4,6 +4,7 @@
 // resource change whole and writes the policy's input for it. One instance per thread; its memory holds one
 // chunk at a time, copied in by the scan that asks (skip-path.ts), so scanners that take turns on a thread
 // each get their own bytes back, and the lane's output, which a scanner empties before control leaves it.
+import * as alphabet from './bytes.js';
 import { SKIP_WASM_BASE64 } from './skip-wasm.js';
 
 /** The largest chunk the module takes (JsonScanner.write cuts larger ones). */
@@ -46,8 +47,41 @@ interface WasmApi {
     module: object,
     imports: object,
   ) => {
-    exports: { skip: SkipWasm['skip']; change: SkipWasm['change']; memory: { buffer: ArrayBuffer } };
+    exports: {
+      skip: SkipWasm['skip'];
+      change: SkipWasm['change'];
+      memory: { buffer: ArrayBuffer };
+    } & Record<string, unknown>;
   };
+}
+
+/** The module's layout and grammar constants (scripts/json-skip/common.ts) that this side writes and reads. */
+const SHARED_CONSTANTS: Record<string, number> = {
+  CHUNK_BYTES: WASM_CHUNK_BYTES,
+  STATE,
+  STACK,
+  STACK_BYTES: WASM_STACK_LEVELS,
+  OUT,
+  OUT_BYTES: LANE_OUT_BYTES,
+  S_VALUE: alphabet.S_VALUE,
+  S_ARR_FIRST: alphabet.S_ARR_FIRST,
+  S_OBJ_FIRST: alphabet.S_OBJ_FIRST,
+  S_KEY: alphabet.S_KEY,
+  S_COLON: alphabet.S_COLON,
+  S_AFTER: alphabet.S_AFTER,
+  S_DONE: alphabet.S_DONE,
+  OBJ: alphabet.OBJ,
+  ARR: alphabet.ARR,
+};
+
+/** A module built from other constants than this file's would misread every chunk: refuse it (a defect). */
+function checkSharedConstants(exports: Record<string, unknown>): void {
+  for (const [name, expected] of Object.entries(SHARED_CONSTANTS)) {
+    const actual = (exports[name] as { value?: unknown } | undefined)?.value;
+    if (actual !== expected) {
+      throw new Error(`the skip module's ${name} is ${String(actual)}, wasm-skip.ts expects ${expected}`);
+    }
+  }
 }
 
 let instance: SkipWasm | undefined;
@@ -57,6 +91,7 @@ export function skipWasm(): SkipWasm {
   if (instance) return instance;
   const api = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
   const { exports } = new api.Instance(new api.Module(Buffer.from(SKIP_WASM_BASE64, 'base64')), {});
+  checkSharedConstants(exports);
   const buffer = exports.memory.buffer;
   instance = {
     skip: exports.skip,
