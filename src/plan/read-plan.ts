@@ -197,70 +197,46 @@ const planNode = planSchema();
  * Input must be UTF-8 without a byte order mark.
  */
 export async function readPlan(input: JsonInput, options: ReadPlanOptions = {}): Promise<PlanInput> {
-  const read = new PlanRead(options);
-  let kept: unknown;
+  const context: ScanContext = {
+    description: options.description ?? 'the plan JSON',
+    expected: 'a Terraform plan in JSON',
+    hint: PLAN_HINT,
+  };
+  primeOnce((streamed) => new JsonScanner(streamed ? planSchema(() => {}) : planNode));
+  const onChanges = options.onChanges;
+  let batches: ChangeBatches | undefined;
+  let schema = planNode;
+  if (onChanges) {
+    batches = new ChangeBatches(
+      onChanges,
+      options.batchChanges ?? DEFAULT_BATCH_CHANGES,
+      options.onReducedChanges,
+    );
+    const sink = batches;
+    schema = planSchema((change) => sink.add(change as ResourceChange));
+  }
+  let plan: PlanInput & { errored?: boolean };
   try {
-    kept = await scanStream(input, read.scanner, read.context);
+    const scanner = new JsonScanner(schema, {}, laneOptions(batches));
+    plan = (await scanStream(input, scanner, context)) as PlanInput & { errored?: boolean };
   } catch (error) {
-    read.failed(error);
-  }
-  return read.finish(kept);
-}
-
-/**
- * One plan read: its scanner (resource changes handed to onChanges in batches, when given) and what is checked
- * once the document is read.
- */
-export class PlanRead {
-  readonly context: ScanContext;
-  readonly scanner: JsonScanner;
-  readonly #batches: ChangeBatches | undefined;
-
-  constructor(options: ReadPlanOptions) {
-    this.context = {
-      description: options.description ?? 'the plan JSON',
-      expected: 'a Terraform plan in JSON',
-      hint: PLAN_HINT,
-    };
-    primeOnce((streamed) => new JsonScanner(streamed ? planSchema(() => {}) : planNode));
-    let schema = planNode;
-    let batches: ChangeBatches | undefined;
-    if (options.onChanges) {
-      batches = new ChangeBatches(
-        options.onChanges,
-        options.batchChanges ?? DEFAULT_BATCH_CHANGES,
-        options.onReducedChanges,
-      );
-      const sink = batches;
-      schema = planSchema((change) => sink.add(change as ResourceChange));
-    }
-    this.#batches = batches;
-    this.scanner = new JsonScanner(schema, {}, laneOptions(batches));
-  }
-
-  /** The read stopped on `error`: the caller's own error, thrown from onChanges, is passed on as it is. */
-  failed(error: unknown): never {
-    if (this.#batches?.failure) throw this.#batches.failure.error;
+    // The caller's own error, thrown from onChanges or onReducedChanges, is passed on as it is.
+    if (batches?.failure) throw batches.failure.error;
     throw error;
   }
-
-  /** The document was read whole, and the scanner kept `kept`: the plan, or why it is not one to judge. */
-  finish(kept: unknown): PlanInput {
-    const plan = kept as PlanInput & { errored?: boolean };
-    if (plan.errored === true) {
-      throw new IncompletePlanError(
-        `the plan is incomplete: terraform reported errors while planning; fix them and plan again (${this.context.description} has "errored": true, so its resource changes are partial)`,
-        {
-          hint: 'run terraform plan, fix the errors it reports, and evaluate the new plan: an errored plan is never evaluated or applied',
-          details: { source: this.context.description, path: '$.errored' },
-        },
-      );
-    }
-    delete plan.errored;
-    if (plan.resource_changes === undefined) plan.resource_changes = [];
-    this.#batches?.flush();
-    return plan;
+  if (plan.errored === true) {
+    throw new IncompletePlanError(
+      `the plan is incomplete: terraform reported errors while planning; fix them and plan again (${context.description} has "errored": true, so its resource changes are partial)`,
+      {
+        hint: 'run terraform plan, fix the errors it reports, and evaluate the new plan: an errored plan is never evaluated or applied',
+        details: { source: context.description, path: '$.errored' },
+      },
+    );
   }
+  delete plan.errored;
+  if (plan.resource_changes === undefined) plan.resource_changes = [];
+  batches?.flush();
+  return plan;
 }
 
 /** The scanner's lane for resource changes, when the batches take reduced changes. */
@@ -276,7 +252,7 @@ function laneOptions(batches: ChangeBatches | undefined): ScanOptions {
 }
 
 /** Gathers resource changes into batches for ReadPlanOptions.onChanges and onReducedChanges. */
-export class ChangeBatches {
+class ChangeBatches {
   private batch: ResourceChange[] = [];
   private reduced: Uint8Array[] = [];
   private reducedCount = 0;

@@ -3,7 +3,7 @@ import { errorMessage, InvalidPlanError, isTfgateError } from '../errors/index.j
 import { JsonScanError, type JsonScanner } from './scanner/index.js';
 
 /** Chunks are taken in at once: the reader may reuse a chunk's memory when the next is asked for. */
-export type JsonInput = Readable | AsyncIterable<Uint8Array | string> | Iterable<Uint8Array>;
+export type JsonInput = Readable | AsyncIterable<Uint8Array | string>;
 
 export interface ScanContext {
   /** Names the input in messages: a path, "stdin", ... */

@@ -55,25 +55,24 @@ async function* readLargeFileOr(path: string, source: PlanSource): AsyncGenerato
     return;
   }
   try {
-    yield* readRange(file, 0);
+    yield* readInTurns(file);
   } finally {
     await file.close();
   }
 }
 
 /**
- * The bytes of `file` from offset `from` to `to` (the end by default), each chunk in one of two buffers used in
- * turn: valid until the next one is asked for, and the next read is under way while a chunk is scanned. Reads
- * go through the thread pool and back through the event loop, so other work (the policy's compile) goes on
- * between chunks. The caller closes the file, after this generator is done.
+ * The bytes of `file`, each chunk in one of two buffers used in turn: valid until the next one is asked for,
+ * and the next read is under way while a chunk is scanned. Reads go through the thread pool and back through
+ * the event loop, so other work (the policy's compile) goes on between chunks. The caller closes the file,
+ * after this generator is done.
  */
-export async function* readRange(file: FileHandle, from: number, to = Number.POSITIVE_INFINITY) {
+async function* readInTurns(file: FileHandle): AsyncGenerator<Uint8Array> {
   const buffers = [Buffer.allocUnsafe(READ_CHUNK_BYTES), Buffer.allocUnsafe(READ_CHUNK_BYTES)];
   let turn = 0;
-  let at = from;
+  let at = 0;
   const next = () => {
-    const length = Math.min(READ_CHUNK_BYTES, to - at);
-    const reading = length > 0 ? file.read(buffers[turn]!, 0, length, at) : Promise.resolve(undefined);
+    const reading = file.read(buffers[turn]!, 0, READ_CHUNK_BYTES, at);
     turn ^= 1;
     return reading;
   };
@@ -81,7 +80,7 @@ export async function* readRange(file: FileHandle, from: number, to = Number.POS
   try {
     for (;;) {
       const read = await reading;
-      if (read === undefined || read.bytesRead === 0) return;
+      if (read.bytesRead === 0) return;
       at += read.bytesRead;
       reading = next();
       yield read.buffer.subarray(0, read.bytesRead);

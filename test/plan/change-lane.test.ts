@@ -5,6 +5,7 @@
 // the reader fuzzer's plans (escapes, duplicate keys, whitespace, mutations) and on compact terraform-shaped
 // plans, whole and in random chunks.
 //   FC_SEED=<seed> FC_PATH=<path> npx vitest run test/plan/change-lane.test.ts   (replay a failure)
+import { Readable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseUntrustedJson } from '../../src/json/untrusted.js';
@@ -181,7 +182,7 @@ describe('the resource change lane', () => {
     const inner: string[] = [];
     const changes: ResourceChange[] = [];
     const reduced: Uint8Array[] = [];
-    await readPlan([Buffer.from(text)], {
+    await readPlan(Readable.from([Buffer.from(text)]), {
       batchChanges: 2,
       onChanges: (batch) => {
         changes.push(...batch);
