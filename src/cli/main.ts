@@ -10,12 +10,8 @@ async function main(argv: string[]): Promise<number> {
   // The command that ran, so a missing flag is named in that command's words.
   let running: Command | undefined;
   try {
-    const program = buildProgram(argv).hook('preAction', async (_program, action) => {
+    const program = buildProgram(argv).hook('preAction', (_program, action) => {
       running = action;
-      // Imported when a command runs: --help and --version load no zod. zod-jit.ts imports zod/mini
-      // statically, which esbuild tree-shakes; `await import('zod/mini')` would bundle all of zod/mini.
-      const { configureZodFor } = await import('./zod-jit.js');
-      configureZodFor(action);
     });
     await program.parseAsync(argv);
     // Actions report their exit code through setExitCode; a command that sets none succeeded.

@@ -13,8 +13,6 @@ import type { AnyReportSubject, ReportRenderOptions, ReportSubject, RootsReport 
 import { renderText } from './text.js';
 import { renderTextRoots } from './text-roots.js';
 
-export { REPORT_FORMATS, type ReportFormat } from './formats.js';
-
 interface Renderers {
   one: (subject: ReportSubject, options: ReportRenderOptions) => string;
   roots: (report: RootsReport, options: ReportRenderOptions) => string;

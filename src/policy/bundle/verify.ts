@@ -72,10 +72,6 @@ export const UNSIGNED_BUNDLE_WARNING =
 
 const policyDataSchema = z.looseObject({ package_id: z.string().check(z.minLength(1)) });
 
-// Each schema parses one small value per verification: zod's compiled fast path would cost more to build
-// (new Function, ~1 ms a schema on a cold process) than it saves.
-const ONCE = { jitless: true } as const;
-
 function refuse(code: string, message: string, hint?: string): never {
   throw new BundleVerificationError(code, message, hint === undefined ? {} : { hint });
 }
@@ -180,7 +176,7 @@ async function verifySignature(
     );
   }
   const key = loadVerificationKey(options.publicKeyPem);
-  const parsed = signaturesFileSchema.safeParse(parseJson(signatureEntry.data, SIGNATURES_FILE), ONCE);
+  const parsed = signaturesFileSchema.safeParse(parseJson(signatureEntry.data, SIGNATURES_FILE));
   if (!parsed.success)
     refuse('signature_malformed', `${SIGNATURES_FILE}: expected {"signatures": ["<JWS>"]}`);
   if (parsed.data.signatures.length !== 1) {
@@ -190,7 +186,7 @@ async function verifySignature(
     );
   }
   const jws = await verifyCompactJws(parsed.data.signatures[0]!, key);
-  const payload = signaturePayloadSchema.safeParse(jws.payload, ONCE);
+  const payload = signaturePayloadSchema.safeParse(jws.payload);
   if (!payload.success)
     refuse('signature_malformed', `${SIGNATURES_FILE}: the JWS payload has no valid "files" list`);
 
@@ -326,7 +322,7 @@ function readLayout(
     return readCanonicalJson(canonical.get(name)!);
   };
 
-  const manifest = manifestSchema.safeParse(json(MANIFEST_FILE), ONCE);
+  const manifest = manifestSchema.safeParse(json(MANIFEST_FILE));
   if (!manifest.success) {
     refuse(
       'bundle_invalid_manifest',
@@ -334,7 +330,7 @@ function readLayout(
     );
   }
   const dataDoc = json(DATA_FILE) as Record<string, unknown> | null;
-  const data = policyDataSchema.safeParse(dataDoc?.[BUNDLE_ROOT], ONCE);
+  const data = policyDataSchema.safeParse(dataDoc?.[BUNDLE_ROOT]);
   if (!data.success)
     refuse('bundle_invalid_data', `${DATA_FILE}: expected the policy data under "${BUNDLE_ROOT}"`);
   if (data.data.package_id !== manifest.data.metadata.package_id) {
