@@ -73,7 +73,10 @@ let renderers: Promise<typeof import('./registry.js')> | undefined;
  * else meanwhile, as `tfgate apply` on terraform's plan, has them ready when its decision is.
  */
 export function loadRenderers(): Promise<typeof import('./registry.js')> {
-  renderers ??= import('./registry.js');
+  renderers ??= import('./registry.js').catch((error: unknown) => {
+    renderers = undefined; // a failed load is tried again by the next caller, not remembered
+    throw error;
+  });
   return renderers;
 }
 

@@ -87,14 +87,14 @@ export async function withSession<T>(
     // the plan's start by as long, and the plan is the long step. Whatever asks for it first starts it.
     function startLoading(): Promise<PlanEvaluator> {
       if (ready) return ready;
-      // The report's renderers too, while terraform works: they are ready when the decision is.
-      loadRenderers().catch(() => {});
       // `live`: terraform may be writing to the terminal meanwhile, so no spinner.
       const loading = context.progress.step('Load policy', open, { live: true }).then((loaded) => {
         evaluator = loaded;
         return loaded;
       });
-      ready = Promise.all([identified, loading]).then(([, loaded]) => {
+      // The report's renderers too, while terraform works: a broken install fails here, as a bad bundle does,
+      // not once the decision is to be reported.
+      ready = Promise.all([identified, loading, loadRenderers()]).then(([, loaded]) => {
         context.progress.info(`${terraform.description}; deciding with ${loaded.description}`);
         return loaded;
       });
