@@ -24,10 +24,11 @@ describe('launch', () => {
 
   it('starts the plan first and identifies the binary (`version`) once its process has started', async () => {
     work = await makeWorkdir({ 'main.tf': ONE_RESOURCE });
-    // The real terraform behind a script that logs each call: the order the processes were started in.
+    // The real terraform behind a script that logs each call with its process id: Linux hands out ids in
+    // the order processes are created, where the log's line order is only the order the shells ran in.
     const log = join(work.dir, 'calls.log');
     const bin = join(work.dir, 'terraform-logged');
-    await writeFile(bin, `#!/bin/sh\necho "$*" >> "${log}"\nexec terraform "$@"\n`, { mode: 0o755 });
+    await writeFile(bin, `#!/bin/sh\necho "$$ $*" >> "${log}"\nexec terraform "$@"\n`, { mode: 0o755 });
     const { terraform, identified } = Terraform.launch({
       bin,
       chdir: work.dir,
@@ -36,8 +37,12 @@ describe('launch', () => {
     });
     expect(await terraform.plan(join(work.dir, 'tfplan'), [])).toBe('changes');
     expect((await identified).product).toBe('terraform');
-    const calls = (await readFile(log, 'utf8')).split('\n').filter(Boolean);
-    expect(calls.map((call) => call.split(' ').find((arg) => !arg.startsWith('-')))).toEqual([
+    const calls = (await readFile(log, 'utf8'))
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => line.split(' '))
+      .sort((a, b) => Number(a[0]) - Number(b[0]));
+    expect(calls.map((call) => call.slice(1).find((arg) => !arg.startsWith('-')))).toEqual([
       'plan',
       'version',
     ]);
