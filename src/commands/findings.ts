@@ -4,13 +4,14 @@ import { packagePath } from '../client/index.js';
 import { PLAN_RULES, type PlanAcknowledgement, type PlanRule } from '../model/index.js';
 import { packageIdSchema } from '../options/common.js';
 import { findingId } from '../policy/finding-id.js';
-import { acknowledgementFields, driftFindingSchema } from '../schemas/contract.js';
+import { driftFindingSchema } from '../schemas/contract.js';
 import { expiresAtSchema } from '../schemas/expiry.js';
 import {
   type AuditRecord,
   auditPageSchema,
   type DriftFinding,
   findingsPageSchema,
+  planAcknowledgementRecordSchema,
 } from '../schemas/management.js';
 import {
   callService,
@@ -56,7 +57,7 @@ export const expiresInSchema = z.pipe(
 /** --expires-in or --expires-at (not both): when the acknowledgement stops holding. */
 const expiryShape = {
   expiresIn: z.optional(expiresInSchema),
-  expiresAt: z.optional(z.pipe(z.string(), expiresAtSchema)),
+  expiresAt: z.optional(expiresAtSchema),
 };
 
 function refineExpiry(
@@ -139,14 +140,9 @@ export type PlanRevokeOptions = z.output<typeof planRevokeOptionsSchema>;
 export const planAcksListOptionsSchema = z.extend(serviceConnectionSchema, { packageId: packageIdSchema });
 export type PlanAcksListOptions = z.output<typeof planAcksListOptionsSchema>;
 
-const planAcknowledgementSchema = z.extend(acknowledgementFields, {
-  finding_id: z.string(),
-  rule: z.enum(PLAN_RULES),
-  address: z.string(),
-});
 const planAcknowledgementListSchema = z.object({
   package_id: z.string(),
-  plan_acknowledgements: z.array(planAcknowledgementSchema),
+  plan_acknowledgements: z.array(planAcknowledgementRecordSchema),
 });
 
 export type FindingsAckOptions = z.output<typeof findingsAckOptionsSchema>;
@@ -254,7 +250,7 @@ export async function planFindingAck(
       json: { ...planFinding, reason: options.reason, expires_at: expiryOf(options) },
       what: 'the plan acknowledgement',
       status: 201,
-      schema: planAcknowledgementSchema,
+      schema: planAcknowledgementRecordSchema,
     },
     packageRefusals(packageId, 'compliance:write'),
   );
@@ -280,7 +276,7 @@ export async function planFindingRevoke(
       },
       what: 'the revoked plan acknowledgement',
       status: 200,
-      schema: planAcknowledgementSchema,
+      schema: planAcknowledgementRecordSchema,
     },
     [
       {
@@ -320,7 +316,7 @@ export async function planAcksList(
   return page.plan_acknowledgements.map(withoutAbsentExpiry);
 }
 
-function withoutAbsentExpiry(ack: z.output<typeof planAcknowledgementSchema>): PlanAcknowledgement {
+function withoutAbsentExpiry(ack: z.output<typeof planAcknowledgementRecordSchema>): PlanAcknowledgement {
   const { expires_at, ...rest } = ack;
   return expires_at === undefined ? rest : { ...rest, expires_at };
 }

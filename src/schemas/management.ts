@@ -1,7 +1,8 @@
 // What the management commands read from the service: the package, findings, audit pages and accounts, as
 // the service's routes answer them (src/service/http/schemas.ts), read leniently (unknown fields ignored).
 import * as z from 'zod/mini';
-import { driftFindingSchema, timestampSchema } from './contract.js';
+import { PLAN_RULES } from '../model/index.js';
+import { acknowledgementFields, driftFindingSchema, timestampSchema } from './contract.js';
 
 /** `GET|PUT /packages/{id}` and `POST …/approve`. */
 export const packageViewSchema = z.object({
@@ -21,6 +22,13 @@ export type PackageView = z.output<typeof packageViewSchema>;
 /** `GET /packages/{id}/findings`. */
 export const findingsPageSchema = z.object({ package_id: z.string(), findings: z.array(driftFindingSchema) });
 export type DriftFinding = z.output<typeof driftFindingSchema>;
+
+/** A plan acknowledgement as `…/plan-acknowledgements` answers it (the service adds its component id). */
+export const planAcknowledgementRecordSchema = z.extend(acknowledgementFields, {
+  finding_id: z.string().check(z.describe('the stable id of the finding it waives (package, rule, address)')),
+  rule: z.enum(PLAN_RULES),
+  address: z.string(),
+});
 
 /** One row of `GET /packages/{id}/audit`. */
 export const auditRecordSchema = z.object({

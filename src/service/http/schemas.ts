@@ -5,14 +5,17 @@ import * as z from 'zod/mini';
 import { PACKAGE_ID_PATTERN } from '../../design/index.js';
 import { PLAN_RULES } from '../../model/index.js';
 import {
-  acknowledgementFields,
   createdApiKeySchema as contractCreatedApiKeySchema,
   driftFindingSchema,
   judgedStateSchema,
   timestampSchema as timestamp,
 } from '../../schemas/contract.js';
 import { expiresAtSchema } from '../../schemas/expiry.js';
-import { auditRecordSchema, designRevisionViewSchema } from '../../schemas/management.js';
+import {
+  auditRecordSchema,
+  designRevisionViewSchema,
+  planAcknowledgementRecordSchema,
+} from '../../schemas/management.js';
 
 export { apiKeyListSchema } from '../../schemas/management.js';
 
@@ -86,15 +89,10 @@ export const planAcknowledgementRequestSchema = z
   })
   .check(z.meta({ id: 'PlanAcknowledgementRequest' }));
 
-export const planAcknowledgementSchema = z
-  .extend(acknowledgementFields, {
-    finding_id: z
-      .string()
-      .check(z.describe('the stable id of the finding it waives (package, rule, address)')),
-    rule: z.enum(PLAN_RULES),
-    address: z.string(),
-  })
-  .check(z.meta({ id: 'PlanAcknowledgement' }));
+// The shape the CLI reads (tfgate plan-acks) is the one the service answers: defined once.
+export const planAcknowledgementSchema = planAcknowledgementRecordSchema.check(
+  z.meta({ id: 'PlanAcknowledgement' }),
+);
 
 export const planAcknowledgementListSchema = z.object({
   package_id: z.string(),
