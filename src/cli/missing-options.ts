@@ -2,13 +2,7 @@
 // help text: "tfgate findings list needs --package <id>: the package (env TFGATE_PACKAGE)".
 import type { Command } from 'commander';
 import { TfgateError, UsageError } from '../errors/index.js';
-
-/** The command path as typed: "tfgate findings list". */
-function commandPath(command: Command): string {
-  const names: string[] = [];
-  for (let c: Command | null = command; c; c = c.parent) names.unshift(c.name());
-  return names.join(' ');
-}
+import { commandPath } from './usage-errors.js';
 
 function missingFlags(error: unknown): string[] | undefined {
   if (!(error instanceof UsageError) || error.code !== 'invalid_option') return undefined;

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { COMMAND_REGISTRATIONS } from './commands/index.js';
 import { refuseRepeatedOptions } from './options.js';
+import { explainExcessArguments, pointToHelpAfterErrors } from './usage-errors.js';
 import { packageVersion } from './version.js';
 
 /**
@@ -15,10 +16,11 @@ export function buildProgram(argv?: readonly string[]): Command {
     )
     .version(packageVersion(), '-V, --version', 'print the version of tfgate')
     .exitOverride()
-    .showHelpAfterError()
     .configureOutput({ writeErr: (s) => process.stderr.write(s), writeOut: (s) => process.stdout.write(s) });
   const running = COMMAND_REGISTRATIONS.find((command) => command.name === argv?.[2]);
   for (const { register } of running ? [running] : COMMAND_REGISTRATIONS) register(program);
   refuseRepeatedOptions(program);
+  explainExcessArguments(program);
+  pointToHelpAfterErrors(program);
   return program;
 }

@@ -1,0 +1,113 @@
+// A usage error is its line and a pointer to --help, not the whole help page; an argument a command does not
+// take is refused naming it, and a plan given without its flag (`tfgate check plan.json`, the usual slip of a
+// conftest user) is answered with the flag. Commander said "too many arguments. Expected 0 arguments but got
+// 1" and then printed ~60 lines of help, which pushed that line out of a pipeline log's view.
+import { type Command, CommanderError } from 'commander';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { buildProgram } from '../../src/cli/program.js';
+import { buildCli, runCli } from '../helpers/cli.js';
+
+function leafCommands(command: Command, path: string[] = []): Array<{ path: string[]; command: Command }> {
+  if (command.commands.length === 0) return [{ path, command }];
+  return command.commands.flatMap((sub) => leafCommands(sub, [...path, sub.name()]));
+}
+
+/** Parse with every action replaced by a recorder: nothing runs, what ran is returned. */
+async function parse(args: string[]) {
+  const program = buildProgram();
+  const ran: string[] = [];
+  for (const { path, command } of leafCommands(program)) command.action(() => void ran.push(path.join(' ')));
+  try {
+    await program.parseAsync(args, { from: 'user' });
+    return { ran, error: undefined };
+  } catch (error) {
+    return { ran, error: error as Error };
+  }
+}
+
+/** Commands whose arguments are fixed in number (apply and plan pass the rest on to terraform). */
+const FIXED = leafCommands(buildProgram())
+  .filter(({ command }) => !command.registeredArguments.at(-1)?.variadic)
+  .map(({ path, command }) => ({
+    name: path.join(' '),
+    path,
+    takes: command.registeredArguments.map((argument) => `argument-${argument.name()}`),
+    // commander checks required options before arguments: give them, so the argument is what is refused
+    required: command.options.filter((option) => option.mandatory).flatMap((option) => [option.long!, 'x']),
+  }));
+
+let stderr: string;
+beforeEach(() => {
+  stderr = '';
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+    stderr += String(chunk);
+    return true;
+  });
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+it('covers the commands with and without arguments', () => {
+  expect(FIXED.length).toBeGreaterThan(20);
+  expect(FIXED.map((c) => c.name)).toContain('findings ack');
+  expect(FIXED.map((c) => c.name)).not.toContain('apply');
+});
+
+describe.each(FIXED)('tfgate $name', ({ name, path, takes, required }) => {
+  it('refuses one argument more than it takes, naming it, before anything runs', async () => {
+    const { ran, error } = await parse([...path, ...takes, 'stray-value', ...required]);
+    expect(error, `${name} accepted an extra argument`).toBeInstanceOf(CommanderError);
+    expect((error as CommanderError).exitCode).toBe(1);
+    expect(error!.message).toContain(`tfgate ${name} takes`);
+    expect(error!.message).toContain('"stray-value"');
+    expect(stderr).toContain(`(tfgate ${name} --help lists every option)`);
+    expect(stderr).not.toContain('Usage:');
+    expect(ran).toEqual([]);
+  });
+});
+
+it('still runs a command given the arguments it takes', async () => {
+  const { ran, error } = await parse(['findings', 'ack', 'f_1']);
+  expect(error).toBeUndefined();
+  expect(ran).toEqual(['findings ack']);
+});
+
+describe('a plan given without its flag', () => {
+  it.each([
+    ['plan.json', '--plan-json plan.json'],
+    ['-', '--plan-json -'],
+    ['out.tfplan', '--plan-file out.tfplan'],
+  ])('check %s names the flag', async (argument, flag) => {
+    const { error } = await parse(['check', argument]);
+    expect(error!.message).toContain(`a plan is given with ${flag}`);
+  });
+
+  it('a value that is no plan is not called one', async () => {
+    const { error } = await parse(['gate', 'prod']);
+    expect(error!.message).toContain('an option takes its value after the flag');
+    expect(error!.message).not.toContain('a plan is given');
+  });
+});
+
+describe('the built CLI', () => {
+  beforeAll(buildCli, 120_000);
+
+  it('prints the error and where to look, exit 1', async () => {
+    const result = await runCli(['check', 'plan.json']);
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trim().split('\n')).toEqual([
+      'error: tfgate check takes no arguments, but was given "plan.json"; a plan is given with --plan-json plan.json',
+      '(tfgate check --help lists every option)',
+    ]);
+  });
+
+  it('points an unknown command at the list of commands', async () => {
+    const result = await runCli(['chek']);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('(Did you mean check?)');
+    expect(result.stderr).toContain('(tfgate --help lists every command)');
+    expect(result.stderr).not.toContain('Usage:');
+  });
+});
