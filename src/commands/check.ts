@@ -19,13 +19,12 @@ import {
 import { requireFiles } from './input-files.js';
 import type { CommandIo } from './io.js';
 import { evaluatePlan, type PipelineOutcome } from './pipeline.js';
+import { planInputSchema, planSource } from './plan-input.js';
 import { checkRoute, openEvaluator, routeSchema } from './route.js';
 
-const PLAN_FLAG = { 'plan-json': '--plan-json', 'plan-file': '--plan-file' } as const;
-
-import { planInputSchema, planSource } from './plan-input.js';
-
 export { type PlanInputOption, planInputSchema, planSource } from './plan-input.js';
+
+const PLAN_FLAG = { 'plan-json': '--plan-json', 'plan-file': '--plan-file' } as const;
 
 export const checkOptionsSchema = z
   .object({
