@@ -5,37 +5,14 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Command, CommanderError, type Option } from 'commander';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { CommanderError, type Option } from 'commander';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/program.js';
 import { collect } from '../../src/options/common.js';
 import { scenario } from '../fixtures/corpus.js';
 import { buildCli, runCli } from '../helpers/cli.js';
 import { generateTestKeys } from '../policy/bundle-fixtures.js';
-
-/** Every command that runs (no subcommands), with its path from the program. */
-function leafCommands(command: Command, path: string[] = []): Array<{ path: string[]; command: Command }> {
-  if (command.commands.length === 0) return [{ path, command }];
-  return command.commands.flatMap((sub) => leafCommands(sub, [...path, sub.name()]));
-}
-
-/** The program with every action replaced by a recorder: parsing is what is tested, nothing runs. */
-function programWithRecordedActions() {
-  const program = buildProgram();
-  const ran: string[] = [];
-  for (const { path, command } of leafCommands(program)) command.action(() => void ran.push(path.join(' ')));
-  return { program, ran };
-}
-
-async function parse(args: string[]) {
-  const { program, ran } = programWithRecordedActions();
-  try {
-    await program.parseAsync(args, { from: 'user' });
-    return { ran, error: undefined };
-  } catch (error) {
-    return { ran, error: error as Error };
-  }
-}
+import { capturedStderr, leafCommands, parseWithRecordedActions } from './recorded-program.js';
 
 const isSingleValue = (o: Option) => (o.required || o.optional) && !o.variadic && o.parseArg !== collect;
 
@@ -45,17 +22,7 @@ const COMMANDS = leafCommands(buildProgram()).map(({ path, command }) => ({
   singleValue: (command.options as Option[]).filter(isSingleValue).map((o) => o.long!),
 }));
 
-let stderr: string;
-beforeEach(() => {
-  stderr = '';
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
-    stderr += String(chunk);
-    return true;
-  });
-});
-afterEach(() => {
-  vi.restoreAllMocks();
-});
+const stderr = capturedStderr();
 
 it('covers every command', () => {
   expect(COMMANDS.map((c) => c.name).sort()).toEqual(
@@ -99,11 +66,11 @@ describe.each(COMMANDS)('tfgate $name', ({ path, singleValue }) => {
         [...path, flag, 'first', flag, 'second'],
         [...path, `${flag}=first`, `${flag}=second`],
       ]) {
-        const { ran, error } = await parse(args);
+        const { ran, error } = await parseWithRecordedActions(args);
         expect(error, `${args.join(' ')} was accepted`).toBeInstanceOf(CommanderError);
         expect((error as CommanderError).exitCode).toBe(1);
         expect(error!.message).toContain(`${flag} was given more than once ("first", then "second")`);
-        expect(stderr).toContain(`give ${flag} once`);
+        expect(stderr()).toContain(`give ${flag} once`);
         expect(ran).toEqual([]);
       }
     }
@@ -112,7 +79,7 @@ describe.each(COMMANDS)('tfgate $name', ({ path, singleValue }) => {
 
 describe('flags that may repeat', () => {
   it('--format and --output collect their values (paired by position)', async () => {
-    const { ran, error } = await parse([
+    const { ran, error } = await parseWithRecordedActions([
       'check',
       '--format',
       'json',
@@ -128,21 +95,27 @@ describe('flags that may repeat', () => {
   });
 
   it('boolean flags mean the same given twice', async () => {
-    const { ran, error } = await parse(['gate', '--advisory', '--advisory', '--refresh', '--refresh']);
+    const { ran, error } = await parseWithRecordedActions([
+      'gate',
+      '--advisory',
+      '--advisory',
+      '--refresh',
+      '--refresh',
+    ]);
     expect(error).toBeUndefined();
     expect(ran).toEqual(['gate']);
   });
 
   it('--config of state-source set collects its settings', async () => {
     const args = ['state-source', 'set', '--type', 'pg', '--config', 'a=1', '--config', 'b=2'];
-    const { ran, error } = await parse(args);
+    const { ran, error } = await parseWithRecordedActions(args);
     expect(error).toBeUndefined();
     expect(ran).toEqual(['state-source set']);
   });
 
   it('variadic --scopes of keys create accumulates', async () => {
     const args = ['keys', 'create', '--account', 'a', '--name', 'n', '--scopes', 'admin', '--scopes', 'x'];
-    const { ran, error } = await parse(args);
+    const { ran, error } = await parseWithRecordedActions(args);
     expect(error).toBeUndefined();
     expect(ran).toEqual(['keys create']);
   });

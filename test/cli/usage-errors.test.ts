@@ -2,28 +2,11 @@
 // take is refused naming it, and a plan given without its flag (`tfgate check plan.json`, the usual slip of a
 // conftest user) is answered with the flag. Commander said "too many arguments. Expected 0 arguments but got
 // 1" and then printed ~60 lines of help, which pushed that line out of a pipeline log's view.
-import { type Command, CommanderError } from 'commander';
-import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { CommanderError } from 'commander';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/program.js';
 import { buildCli, runCli } from '../helpers/cli.js';
-
-function leafCommands(command: Command, path: string[] = []): Array<{ path: string[]; command: Command }> {
-  if (command.commands.length === 0) return [{ path, command }];
-  return command.commands.flatMap((sub) => leafCommands(sub, [...path, sub.name()]));
-}
-
-/** Parse with every action replaced by a recorder: nothing runs, what ran is returned. */
-async function parse(args: string[]) {
-  const program = buildProgram();
-  const ran: string[] = [];
-  for (const { path, command } of leafCommands(program)) command.action(() => void ran.push(path.join(' ')));
-  try {
-    await program.parseAsync(args, { from: 'user' });
-    return { ran, error: undefined };
-  } catch (error) {
-    return { ran, error: error as Error };
-  }
-}
+import { capturedStderr, leafCommands, parseWithRecordedActions } from './recorded-program.js';
 
 /** Commands whose arguments are fixed in number (apply and plan pass the rest on to terraform). */
 const FIXED = leafCommands(buildProgram())
@@ -36,17 +19,7 @@ const FIXED = leafCommands(buildProgram())
     required: command.options.filter((option) => option.mandatory).flatMap((option) => [option.long!, 'x']),
   }));
 
-let stderr: string;
-beforeEach(() => {
-  stderr = '';
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
-    stderr += String(chunk);
-    return true;
-  });
-});
-afterEach(() => {
-  vi.restoreAllMocks();
-});
+const stderr = capturedStderr();
 
 it('covers the commands with and without arguments', () => {
   expect(FIXED.length).toBeGreaterThan(20);
@@ -56,19 +29,19 @@ it('covers the commands with and without arguments', () => {
 
 describe.each(FIXED)('tfgate $name', ({ name, path, takes, required }) => {
   it('refuses one argument more than it takes, naming it, before anything runs', async () => {
-    const { ran, error } = await parse([...path, ...takes, 'stray-value', ...required]);
+    const { ran, error } = await parseWithRecordedActions([...path, ...takes, 'stray-value', ...required]);
     expect(error, `${name} accepted an extra argument`).toBeInstanceOf(CommanderError);
     expect((error as CommanderError).exitCode).toBe(1);
     expect(error!.message).toContain(`tfgate ${name} takes`);
     expect(error!.message).toContain('"stray-value"');
-    expect(stderr).toContain(`(tfgate ${name} --help lists every option)`);
-    expect(stderr).not.toContain('Usage:');
+    expect(stderr()).toContain(`(tfgate ${name} --help lists every option)`);
+    expect(stderr()).not.toContain('Usage:');
     expect(ran).toEqual([]);
   });
 });
 
 it('still runs a command given the arguments it takes', async () => {
-  const { ran, error } = await parse(['findings', 'ack', 'f_1']);
+  const { ran, error } = await parseWithRecordedActions(['findings', 'ack', 'f_1']);
   expect(error).toBeUndefined();
   expect(ran).toEqual(['findings ack']);
 });
@@ -79,12 +52,12 @@ describe('a plan given without its flag', () => {
     ['-', '--plan-json -'],
     ['out.tfplan', '--plan-file out.tfplan'],
   ])('check %s names the flag', async (argument, flag) => {
-    const { error } = await parse(['check', argument]);
+    const { error } = await parseWithRecordedActions(['check', argument]);
     expect(error!.message).toContain(`a plan is given with ${flag}`);
   });
 
   it('a value that is no plan is not called one', async () => {
-    const { error } = await parse(['gate', 'prod']);
+    const { error } = await parseWithRecordedActions(['gate', 'prod']);
     expect(error!.message).toContain('an option takes its value after the flag');
     expect(error!.message).not.toContain('a plan is given');
   });
