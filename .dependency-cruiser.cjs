@@ -51,6 +51,14 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/model/' },
     },
     {
+      name: 'zod-through-schemas-zod',
+      comment:
+        'take z from src/schemas/zod.ts, which sets zod\'s English wording: a module importing zod/mini itself may parse before any module has set it, and its messages then read "Invalid input"',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/schemas/zod\\.ts$' },
+      to: { path: '(^|node_modules/)zod(/|$)' },
+    },
+    {
       name: 'service-store-speaks-the-domain',
       comment:
         'the store returns domain results and throws its own errors; the core and the HTTP layer map them (service/types.ts is the shared vocabulary, below all three)',

@@ -9,7 +9,7 @@
 // builtins get a file of their own (below).
 // zod/mini, tree-shaken: classic zod's namespace cannot be, and the build fails if any of classic zod is
 // bundled. zod's translated error messages (z.locales, ~360 KB) are left out: where tfgate shows zod's own
-// wording it is English, which src/errors/zod-english.ts imports apart.
+// wording it is English, which src/schemas/zod.ts (every module's z) sets.
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';

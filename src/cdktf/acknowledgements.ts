@@ -1,10 +1,10 @@
 // Acknowledgements written in CDKTF code: `ConformanceAspect.acknowledge(construct, { rule, reason })`.
 // Stored on the construct under a global symbol, so that any copy of tfgate in the process sees them.
-import * as z from 'zod/mini';
+
 import { UsageError } from '../errors/index.js';
-import '../errors/zod-english.js';
 import { acknowledgementExpired, PLAN_RULES, type PlanRule } from '../model/index.js';
 import { canonicalInstant, EXPIRES_AT_HINT } from '../schemas/expiry.js';
+import * as z from '../schemas/zod.js';
 import { type ConstructLike, isConstruct } from './constructs.js';
 
 /** An RFC 3339 string or a Date, as the canonical instant (UTC with milliseconds). */

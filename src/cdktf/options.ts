@@ -1,10 +1,10 @@
 // The aspect's options: zod schemas, parsed once per constructor; a failure is a UsageError like every
 // other option's (invalid_option, exit 1), naming the constructor and the option.
-import * as z from 'zod/mini';
+
 import { UsageError } from '../errors/index.js';
-import '../errors/zod-english.js';
 import { SEVERITIES } from '../model/index.js';
 import type { PublicKeySource } from '../policy/bundle/index.js';
+import * as z from '../schemas/zod.js';
 
 const conformanceOptions = {
   /** Findings become warnings: synth never fails because of them. */

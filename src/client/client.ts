@@ -2,10 +2,10 @@
 // otherwise the documented status semantics decide (interface §4.1, §7).
 import { createPublicKey } from 'node:crypto';
 import { Readable } from 'node:stream';
-import type * as z from 'zod/mini';
 import { NoDecisionError } from '../errors/index.js';
 import { parseUntrustedJson } from '../json/untrusted.js';
 import type { GateResult, Severity } from '../model/index.js';
+import type * as z from '../schemas/zod.js';
 import { type ClientConfig, type ClientFlags, resolveClientConfig } from './config.js';
 import {
   type RequestSpec,

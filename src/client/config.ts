@@ -1,9 +1,8 @@
 // The client's settings, normalized once from flags and environment: the key comes from the environment only.
 import { readFile } from 'node:fs/promises';
 import { rootCertificates } from 'node:tls';
-import * as z from 'zod/mini';
 import { UsageError } from '../errors/index.js';
-import '../errors/zod-english.js';
+import * as z from '../schemas/zod.js';
 
 /** What the command line may set. There is deliberately no API key flag: a flag would land in shell history and ps. */
 export const clientFlagsSchema = z.object({

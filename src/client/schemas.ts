@@ -1,7 +1,7 @@
 // What the client accepts in response bodies: the contract's schemas (src/schemas/contract.ts), read
 // leniently so that any service following the interface works. A body that does not match is never
 // trusted: the decision then comes from the status code alone.
-import * as z from 'zod/mini';
+
 import type { EvaluationResult, GateResult } from '../model/index.js';
 import {
   evaluationCountsSchema,
@@ -9,6 +9,7 @@ import {
   gateResultFields,
   publicKeyFields,
 } from '../schemas/contract.js';
+import * as z from '../schemas/zod.js';
 
 export { type ContractError, errorBodySchema } from '../schemas/contract.js';
 

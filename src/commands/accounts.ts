@@ -1,6 +1,7 @@
 // `tfgate accounts create` and `tfgate keys revoke`: the admin API beside `tfgate keys create`.
-import * as z from 'zod/mini';
+
 import { accountViewSchema, apiKeyListSchema } from '../schemas/management.js';
+import * as z from '../schemas/zod.js';
 import { callService, type ManagementContext, type Refusal, serviceConnectionSchema } from './management.js';
 
 /** The service's plans, smallest first; the gate, plan evaluation and bundles need large or above. */

@@ -1,8 +1,8 @@
 // `tfgate apply`: plan → evaluate → report → apply the same saved plan, only when nothing blocks.
 import { access } from 'node:fs/promises';
-import * as z from 'zod/mini';
 import { ExitCode, UsageError } from '../errors/index.js';
 import type { PlanEvaluator } from '../model/evaluator.js';
+import * as z from '../schemas/zod.js';
 import { createPrivatePlanDir, type PrivatePlanDir } from '../terraform/index.js';
 import {
   applyStep,

@@ -1,10 +1,10 @@
 // `tfgate bundle build`: the package's design and the shipped policy, signed into an OPA bundle.
 import { readFile } from 'node:fs/promises';
-import * as z from 'zod/mini';
 import { loadDesign } from '../design/index.js';
 import { UsageError } from '../errors/index.js';
 import { writeFileAtomic } from '../fs/atomic-file.js';
 import { buildBundle, loadSigningKey, publicKeyPem, verifyBundle } from '../policy/bundle/index.js';
+import * as z from '../schemas/zod.js';
 import { requireFiles } from './input-files.js';
 
 export const bundleBuildOptionsSchema = z.object({

@@ -5,13 +5,13 @@
 
 import { chmod, lstat, mkdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import * as z from 'zod/mini';
 import { clientFlagsSchema, ServiceClient, type TransportDeps } from '../client/index.js';
 import { isTfgateError, UsageError } from '../errors/index.js';
 import { writeFileAtomic } from '../fs/atomic-file.js';
 import { parseUntrustedJson } from '../json/untrusted.js';
 import { packageIdSchema } from '../options/common.js';
 import { DEFAULT_BUNDLE_LIMITS, readVerifiedBundle, type VerifiedBundle } from '../policy/bundle/index.js';
+import * as z from '../schemas/zod.js';
 
 export const DEFAULT_BUNDLE_CACHE = '.tfgate/bundles';
 

@@ -1,6 +1,7 @@
 // `tfgate bundle verify`: what opa would check (signature, scope, every file's digest), and tfgate's layout.
-import * as z from 'zod/mini';
+
 import { readVerifiedBundle, type VerifiedBundle } from '../policy/bundle/index.js';
+import * as z from '../schemas/zod.js';
 import { requireFiles } from './input-files.js';
 
 export const bundleVerifyOptionsSchema = z

@@ -3,7 +3,6 @@
 // blocked if any root is blocked, else no decision if any root has none, never a pass that skipped one.
 import { availableParallelism } from 'node:os';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
-import * as z from 'zod/mini';
 import {
   ADVISORY_CONSEQUENCE,
   advisoryNotice,
@@ -17,6 +16,7 @@ import { combineDecisions } from '../model/index.js';
 import { advisorySchema, minSeveritySchema, reportTargetsSchema } from '../options/common.js';
 import type { RootReport, RootsReport } from '../report/subject.js';
 import { emitReports } from '../report/targets.js';
+import * as z from '../schemas/zod.js';
 import { mapWithinBound } from './bounded.js';
 import type { CommandIo } from './io.js';
 import { planInputSchema, planSource } from './plan-input.js';

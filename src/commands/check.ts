@@ -1,13 +1,13 @@
 // `tfgate check`: evaluate existing plans (no terraform run): one plan and one route (this file), or many plans
 // each with its package, under one verdict (check-many.ts).
 import { rm, stat } from 'node:fs/promises';
-import * as z from 'zod/mini';
 import { ExitCode, UsageError } from '../errors/index.js';
 import type { PlanEvaluator } from '../model/evaluator.js';
 import { advisorySchema, minSeveritySchema, reportTargetsSchema } from '../options/common.js';
 import type { PlanSource } from '../plan/index.js';
 import { githubAnnotationsEnabled } from '../report/github.js';
 import type { ReportTarget } from '../report/targets.js';
+import * as z from '../schemas/zod.js';
 import { advisoryWithoutDecision } from './advisory.js';
 import type { ApprovedFindings } from './approved-findings.js';
 import {

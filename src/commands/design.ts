@@ -1,12 +1,12 @@
 // `tfgate design push|approve|show|diff`: a package's design through the management API.
 import { Readable } from 'node:stream';
-import * as z from 'zod/mini';
 import { packagePath, type ServiceClient } from '../client/index.js';
 import { compareDesigns, type DesignChanges } from '../design/diff.js';
 import { type Design, designSchema, readDesignFile } from '../design/index.js';
 import { UsageError } from '../errors/index.js';
 import { packageIdSchema } from '../options/common.js';
 import { designRevisionViewSchema, type PackageView, packageViewSchema } from '../schemas/management.js';
+import * as z from '../schemas/zod.js';
 import {
   callService,
   type ManagementContext,

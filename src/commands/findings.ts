@@ -1,5 +1,5 @@
 // `tfgate findings list|ack` and `tfgate audit`: a package's drift findings, their acknowledgement, and the audit log.
-import * as z from 'zod/mini';
+
 import { packagePath } from '../client/index.js';
 import { PLAN_RULES, type PlanAcknowledgement, type PlanRule } from '../model/index.js';
 import { packageIdSchema } from '../options/common.js';
@@ -13,6 +13,7 @@ import {
   findingsPageSchema,
   planAcknowledgementRecordSchema,
 } from '../schemas/management.js';
+import * as z from '../schemas/zod.js';
 import {
   callService,
   type ManagementContext,

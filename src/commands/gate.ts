@@ -1,7 +1,6 @@
 // `tfgate gate`: the release-job gate. It asks the service with fail_status=true and trusts the status
 // (200 pass, 409 blocked), so it works against any implementation of the interface.
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
-import * as z from 'zod/mini';
 import { clientFlagsSchema, type GateOutcome, ServiceClient, type TransportDeps } from '../client/index.js';
 import { ADVISORY_CONSEQUENCE, advisoryNotice, ExitCode } from '../errors/index.js';
 import type { GateResult } from '../model/index.js';
@@ -14,6 +13,7 @@ import {
 import type { ReportSubject } from '../report/subject.js';
 import { emitReports } from '../report/targets.js';
 import { summaryLine } from '../report/view.js';
+import * as z from '../schemas/zod.js';
 import { advisoryWithoutDecision } from './advisory.js';
 import type { CommandIo } from './io.js';
 

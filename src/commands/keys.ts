@@ -1,8 +1,9 @@
 // `tfgate keys create`: an API key through the admin API. The key is returned once; the caller prints it.
-import * as z from 'zod/mini';
+
 import { ServiceClient } from '../client/index.js';
 import { serviceConnectionSchema } from '../options/common.js';
 import { API_KEY_SCOPES, createdApiKeySchema } from '../schemas/contract.js';
+import * as z from '../schemas/zod.js';
 
 export const keysCreateOptionsSchema = z.extend(serviceConnectionSchema, {
   account: z.string().check(z.minLength(1)),

@@ -1,9 +1,9 @@
 // Where one plan comes from (--plan-json or --plan-file) and opening it as a PlanSource: shared by the
 // single-plan check and the many-plan check.
 import { access, constants } from 'node:fs/promises';
-import * as z from 'zod/mini';
 import { InvalidPlanError } from '../errors/index.js';
 import { fileSource, type PlanSource, stdinSource } from '../plan/index.js';
+import * as z from '../schemas/zod.js';
 
 /** Where the plan comes from: exactly one of --plan-json and --plan-file. */
 export const planInputSchema = z.discriminatedUnion('kind', [

@@ -1,9 +1,9 @@
 // `tfgate plan`: terraform plan into a private file → show -json streamed into the evaluator → reports; the
 // plan is kept (--out) only when it may be applied. The session and the steps are in ./wrapper/.
 import { rm } from 'node:fs/promises';
-import * as z from 'zod/mini';
 import { ExitCode } from '../errors/index.js';
 import { copyFileAtomic } from '../fs/atomic-file.js';
+import * as z from '../schemas/zod.js';
 import { createPrivatePlanDir, type PrivatePlanDir } from '../terraform/index.js';
 import type { WrapperContext, WrapperResult, WrapperStatus } from './wrapper/index.js';
 import * as wrapper from './wrapper/index.js';

@@ -1,7 +1,8 @@
 // Who decides: a signed bundle, offline (--bundle), or the service (--package). Shared by `tfgate check` and
 // the wrapper (plan, apply): the route's options and opening its evaluator.
-import * as z from 'zod/mini';
+
 import type { PlanEvaluator } from '../model/evaluator.js';
+import * as z from '../schemas/zod.js';
 import { requireFiles } from './input-files.js';
 
 /** Who decides: a signed bundle, offline (--bundle), or the service (--package). */

@@ -2,11 +2,11 @@
 // management API. The HMAC key comes from TFGATE_RUN_TASK_HMAC_KEY (never a flag: a secret stays off the
 // command line) or is generated here; the service stores it sealed and never returns it.
 import { randomBytes } from 'node:crypto';
-import * as z from 'zod/mini';
 import { packagePath } from '../client/index.js';
 import { UsageError } from '../errors/index.js';
 import { packageIdSchema, serviceConnectionSchema } from '../options/common.js';
 import { severitySchema } from '../schemas/contract.js';
+import * as z from '../schemas/zod.js';
 import { callService, type ManagementContext, packageRefusals } from './management.js';
 
 export const runTaskConfigureOptionsSchema = z.extend(serviceConnectionSchema, {

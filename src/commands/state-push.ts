@@ -1,13 +1,13 @@
 // `tfgate state push`: send the observed state (terraform show -json) to the service, streamed, through the
 // one service client; terraform runs through the one terraform runner (binary resolution, signal guard).
 import { access } from 'node:fs/promises';
-import * as z from 'zod/mini';
 import { packagePath, ServiceClient } from '../client/index.js';
 import { TerraformError, UsageError } from '../errors/index.js';
 import type { PlanSource } from '../model/evaluator.js';
 import { packageIdSchema, serviceConnectionSchema } from '../options/common.js';
 import { fileSource, stdinSource } from '../plan/index.js';
 import { observedStateResponseSchema } from '../schemas/contract.js';
+import * as z from '../schemas/zod.js';
 import { SignalGuard, Terraform } from '../terraform/index.js';
 
 export const statePushOptionsSchema = z.extend(serviceConnectionSchema, {

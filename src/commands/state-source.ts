@@ -1,9 +1,10 @@
 // `tfgate state-source set|show|clear`: where a package's state lives, so the service's drift checks read it
 // from the backend now instead of judging the last pushed snapshot.
-import * as z from 'zod/mini';
+
 import { packagePath } from '../client/index.js';
 import { packageIdSchema } from '../options/common.js';
 import { STATE_BACKEND_TYPES, STATE_FALLBACKS, stateSourceViewSchema } from '../schemas/management.js';
+import * as z from '../schemas/zod.js';
 import {
   callService,
   type ManagementContext,

@@ -1,10 +1,10 @@
 // The approved design document (YAML or JSON), validated with zod. See the contract's "Approved design document".
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
-import * as z from 'zod/mini';
 import { knownKinds } from '../catalog/index.js';
 import { UsageError } from '../errors/index.js';
 import { plainIssueMessage } from '../errors/options.js';
 import { readFileWithin } from '../fs/read-within.js';
+import * as z from '../schemas/zod.js';
 
 export const PACKAGE_ID_PATTERN = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 // Terraform resource type names and kind names: lowercase words joined by underscores.

@@ -1,7 +1,7 @@
 // Options validated by a zod schema, in plain words: a failure is one UsageError naming each offending flag
 // or option, never the schema library's wording. In the errors layer so every layer (the CLI's normalisers,
 // the CDKTF aspect's options) can use it.
-import type * as z from 'zod/mini';
+import type * as z from '../schemas/zod.js';
 import { UsageError } from './index.js';
 
 /**

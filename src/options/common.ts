@@ -1,11 +1,12 @@
 // Option pieces shared by commands: severity, package id, reports (--format/--output), advisory, reading
 // the environment, and turning a zod failure into a usage error that names the flag.
-import * as z from 'zod/mini';
+
 import { UsageError } from '../errors/index.js';
 // Not report/index.js, which loads every renderer: a command loads them only to emit (targets.ts).
 import { REPORT_FORMATS } from '../report/formats.js';
 import { reportTargets, reportTargetsFromSpecs } from '../report/targets.js';
 import { severitySchema } from '../schemas/findings.js';
+import * as z from '../schemas/zod.js';
 
 /** The contract's package id: `[a-z0-9][a-z0-9._-]{0,62}` (the design's PACKAGE_ID_PATTERN). */
 export const packageIdSchema = z

@@ -2,9 +2,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import * as z from 'zod/mini';
 import { InvalidPlanError, NoDecisionError } from '../errors/index.js';
-import '../errors/zod-english.js';
 import {
   type DetectedDrift,
   decide,
@@ -14,6 +12,7 @@ import {
   type Severity,
 } from '../model/index.js';
 import { driftFindingFields } from '../schemas/findings.js';
+import * as z from '../schemas/zod.js';
 import type { PolicyData } from './data.js';
 import { findingId } from './finding-id.js';
 import {

@@ -2,9 +2,7 @@
 // delivers them, or a held plan in chunks), only the policy's findings, counts and expired acknowledgements
 // are kept, and finish() turns them into the PlanEvaluation every route reports.
 import { createRequire } from 'node:module';
-import * as z from 'zod/mini';
 import { InvalidPlanError, NoDecisionError, TfgateError } from '../errors/index.js';
-import '../errors/zod-english.js';
 import {
   COUNT_KEYS,
   type EvalFinding,
@@ -14,6 +12,7 @@ import {
   type ResourceChange,
 } from '../model/index.js';
 import { acknowledgementSchema, evalFindingFields, evaluationCountsSchema } from '../schemas/findings.js';
+import * as z from '../schemas/zod.js';
 import { POLICY_DATA_ROOT, type PolicyData } from './data.js';
 import { findingId } from './finding-id.js';
 

@@ -1,7 +1,7 @@
 // The service contract's wire shapes, defined once. The service validates and documents with them (each
 // `z.meta({id})` becomes an OpenAPI component); the client reads through lenient variants derived from
 // them (src/client/schemas.ts). Depends on zod and the result model only.
-import * as z from 'zod/mini';
+
 import { DRIFT_RULES, PLAN_RULES } from '../model/index.js';
 import {
   acknowledgementFields,
@@ -12,6 +12,7 @@ import {
   severitySchema,
   timestampSchema,
 } from './findings.js';
+import * as z from './zod.js';
 
 export {
   acknowledgementFields,

@@ -1,6 +1,6 @@
 // An acknowledgement's expiry: RFC 3339 in, one canonical form out (UTC with milliseconds, as
 // Date.prototype.toISOString writes it), so the service, the bundle's policy and the CLI compare the same text.
-import * as z from 'zod/mini';
+import * as z from './zod.js';
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
 

@@ -1,8 +1,9 @@
 // What the management commands read from the service: the package, findings, audit pages and accounts, as
 // the service's routes answer them (src/service/http/schemas.ts), read leniently (unknown fields ignored).
-import * as z from 'zod/mini';
+
 import { PLAN_RULES } from '../model/index.js';
 import { acknowledgementFields, driftFindingSchema, timestampSchema } from './contract.js';
+import * as z from './zod.js';
 
 /** `GET|PUT /packages/{id}` and `POST …/approve`. */
 export const packageViewSchema = z.object({

@@ -1,6 +1,7 @@
 // The service's settings: every flag has an environment variable, normalised by one zod schema.
-import * as z from 'zod/mini';
+
 import { parseOptions } from '../errors/options.js';
+import * as z from '../schemas/zod.js';
 import { SERVE_SETTINGS } from './serve-settings.js';
 import { STATE_BACKEND_TYPES } from './types.js';
 

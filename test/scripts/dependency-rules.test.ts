@@ -72,6 +72,22 @@ describe('the dependency rules', () => {
     expect(result.output).toContain('no-upward-import-from-policy');
   }, 60_000);
 
+  it("fail on zod imported other than through schemas/zod.ts (which sets zod's English wording)", async () => {
+    const bypass = await tree({
+      'src/schemas/zod.ts': "export * from 'zod/mini';\n",
+      'src/policy/engine.ts': "import * as z from 'zod/mini';\nexport const engine = z.string();\n",
+    });
+    const refused = await cruise(bypass);
+    expect(refused.code).not.toBe(0);
+    expect(refused.output).toContain('zod-through-schemas-zod');
+    const through = await tree({
+      'src/schemas/zod.ts': "export * from 'zod/mini';\n",
+      'src/policy/engine.ts': "import * as z from '../schemas/zod.js';\nexport const engine = z.string();\n",
+    });
+    const accepted = await cruise(through);
+    expect(accepted.code, accepted.output).toBe(0);
+  }, 60_000);
+
   it('accept a downward import', async () => {
     const dir = await tree({
       'src/model/index.ts': 'export const model = 1;\n',

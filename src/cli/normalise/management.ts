@@ -1,7 +1,8 @@
 // The management commands (design, findings, audit, keys list/revoke, accounts): flags and environment →
 // the command's options and the output format, parsed once. --package falls back to TFGATE_PACKAGE.
-import * as z from 'zod/mini';
+
 import { nonEmpty, parseOptions } from '../../options/common.js';
+import * as z from '../../schemas/zod.js';
 
 export interface ManagementFlags {
   package?: string;

@@ -1,9 +1,10 @@
 // Route flags (--package, --bundle, --public-key, ...) and the environment → the route's input, shared by the
 // normalisers of check, plan and apply. Validated by routeSchema in the command's own schema.
-import type * as z from 'zod/mini';
+
 import type { routeSchema } from '../../commands/route.js';
 import { UsageError } from '../../errors/index.js';
 import { nonEmpty } from '../../options/common.js';
+import type * as z from '../../schemas/zod.js';
 
 /** The route flags as commander hands them over. */
 export interface RouteFlags {

@@ -1,7 +1,8 @@
 // `tfgate run-task configure`: flags and environment → options. The HMAC key is read from
 // TFGATE_RUN_TASK_HMAC_KEY only: a secret never goes on a command line.
-import type * as z from 'zod/mini';
+
 import { nonEmpty } from '../../options/common.js';
+import type * as z from '../../schemas/zod.js';
 import { type ManagementFlags, normaliseManagement, type OutputFormat } from './management.js';
 
 export function normaliseRunTaskConfigure<S extends z.ZodMiniObject>(

@@ -1,9 +1,10 @@
 // `tfgate plan` and `tfgate apply`: flags, the terraform arguments after --, and environment → their
 // options, parsed once. The route, severity and report flags mean what they mean for `tfgate check`.
-import type * as z from 'zod/mini';
+
 import { type ApplyOptions, applyOptionsSchema } from '../../commands/apply.js';
 import { type PlanOptions, planOptionsSchema } from '../../commands/plan.js';
 import { parseOptions } from '../../options/common.js';
+import type * as z from '../../schemas/zod.js';
 import { ROUTE_FLAG_NAMES, type RouteFlags, routeInputFromFlags } from './route.js';
 import { DECISION_FLAG_NAMES, type DecisionFlags, decisionInput } from './shared.js';
 

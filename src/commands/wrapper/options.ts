@@ -1,9 +1,10 @@
 // The options `tfgate plan` and `tfgate apply` share, and where their output goes.
-import * as z from 'zod/mini';
+
 import type { ExitCode } from '../../errors/index.js';
 import type { PlanEvaluator } from '../../model/evaluator.js';
 import type { EvaluationResult } from '../../model/index.js';
 import { advisorySchema, minSeveritySchema, reportTargetsSchema } from '../../options/common.js';
+import * as z from '../../schemas/zod.js';
 import { routeSchema } from '../route.js';
 import type { ProgressReporter } from './progress.js';
 

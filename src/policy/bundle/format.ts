@@ -1,5 +1,5 @@
 // The bundle layout: OPA's file names and the shapes of .manifest and .signatures.json, validated with zod.
-import * as z from 'zod/mini';
+import * as z from '../../schemas/zod.js';
 
 export const MANIFEST_FILE = '.manifest';
 export const DATA_FILE = 'data.json';

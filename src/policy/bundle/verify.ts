@@ -3,10 +3,9 @@
 // the input: sizes are capped before bytes are read, the signature is checked before any file is hashed,
 // raw digests before structured ones, and nothing is parsed before its digest matched.
 import { createHash } from 'node:crypto';
-import * as z from 'zod/mini';
 import { BundleVerificationError } from '../../errors/index.js';
-import '../../errors/zod-english.js';
 import { parseUntrustedJson } from '../../json/untrusted.js';
+import * as z from '../../schemas/zod.js';
 import type { PolicyData } from '../data.js';
 import { CanonicalJsonError, type CanonicalRendering, renderCanonicalJson } from './canonical-json.js';
 import { readCanonicalJson } from './canonical-read.js';

@@ -1,5 +1,5 @@
 // The OpenAPI 3.1 document, generated from the route table and the same zod schemas the routes use.
-import * as z from 'zod/mini';
+import * as z from '../../schemas/zod.js';
 import type { Route } from './router.js';
 import { errorBodySchema, pathParameterSchemas } from './schemas.js';
 

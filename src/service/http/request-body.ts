@@ -1,9 +1,8 @@
 // The request's body as each route's spec says: its media type checked (415), JSON read by the untrusted-JSON
 // reader within the small-body limit and validated by the route's schema, text read whole, or a stream.
 import type { IncomingMessage } from 'node:http';
-import type * as z from 'zod/mini';
-import '../../errors/zod-english.js';
 import { JsonScanError, parseUntrustedJson } from '../../json/untrusted.js';
+import type * as z from '../../schemas/zod.js';
 import { type RequestBody, readSmallBody } from '../core/body.js';
 import { ServiceError } from '../core/errors.js';
 import { dottedPathText, refuseUnstorableText, unstorableTextError } from '../core/storable-text.js';

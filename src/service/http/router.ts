@@ -4,7 +4,7 @@
 // gate's request shape (src/service/README.md, "Routing"): node:http with this route table answered ~39,500
 // req/s with 50 clients, Hono ~16,000–24,000; Hono's ~17 µs more per request would cost the gate ~15–20%.
 import type { IncomingHttpHeaders } from 'node:http';
-import type * as z from 'zod/mini';
+import type * as z from '../../schemas/zod.js';
 import type { AccessRule } from '../core/auth.js';
 import type { RequestBody } from '../core/body.js';
 import type { ServiceContext } from '../core/context.js';

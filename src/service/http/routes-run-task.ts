@@ -1,8 +1,8 @@
 // The run task routes: HCP Terraform's signed POST (no X-Api-Key: HCP Terraform cannot send one), and the
 // configuration (compliance:write / compliance:read) that sets the HMAC key and answers the URL to paste.
 import type { IncomingHttpHeaders } from 'node:http';
-import * as z from 'zod/mini';
 import { SEVERITIES } from '../../model/index.js';
+import * as z from '../../schemas/zod.js';
 import type { ServiceContext } from '../core/context.js';
 import { ServiceError } from '../core/errors.js';
 import { configureRunTask, receiveRunTask, SIGNATURE_HEADER, showRunTask } from '../core/run-task/index.js';

@@ -1,6 +1,7 @@
 // PUT/GET/DELETE /packages/{id}/state-source: the backend a package's drift checks read its state from.
-import * as z from 'zod/mini';
+
 import { timestampSchema } from '../../schemas/contract.js';
+import * as z from '../../schemas/zod.js';
 import type { BackendValue } from '../../terraform/backend-state.js';
 import * as stateSource from '../core/state-source.js';
 import { STATE_BACKEND_TYPES, STATE_FALLBACKS } from '../types.js';

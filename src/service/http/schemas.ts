@@ -1,7 +1,7 @@
 // The zod schemas of every request and response. The routes validate with them and the OpenAPI
 // document is generated from them, so the two cannot drift apart. The contract's shapes, which the
 // client reads too, live in src/schemas/contract.ts.
-import * as z from 'zod/mini';
+
 import { PACKAGE_ID_PATTERN } from '../../design/index.js';
 import { PLAN_RULES } from '../../model/index.js';
 import {
@@ -16,6 +16,7 @@ import {
   designRevisionViewSchema,
   planAcknowledgementRecordSchema,
 } from '../../schemas/management.js';
+import * as z from '../../schemas/zod.js';
 
 export { apiKeyListSchema } from '../../schemas/management.js';
 

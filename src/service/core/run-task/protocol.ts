@@ -6,7 +6,7 @@
 // (hashicorp/terraform-run-task-scaffolding-go, api/) names the verification request sent when a run task
 // is created: its access_token is the nonsense token "test-token", and it must be answered 200 at once.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import * as z from 'zod/mini';
+import * as z from '../../../schemas/zod.js';
 
 export const VERIFICATION_TOKEN = 'test-token';
 export const SIGNATURE_HEADER = 'x-tfc-task-signature';
