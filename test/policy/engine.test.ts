@@ -11,7 +11,7 @@ import type {
 import { compilePolicyData } from '../../src/policy/data.js';
 import { PolicyEngine, toEvaluationResult } from '../../src/policy/engine.js';
 import { findingId } from '../../src/policy/finding-id.js';
-import { PAYMENTS_DESIGN } from './payments-design.js';
+import { PAYMENTS_CHANGE_TYPES, PAYMENTS_DESIGN, PLAN_ACTION_SHAPES } from './payments-design.js';
 
 const design: Design = PAYMENTS_DESIGN;
 const data = compilePolicyData(design);
@@ -274,15 +274,8 @@ describe('plan rules', () => {
 
 describe('determinism and chunking', () => {
   const many: ResourceChange[] = [];
-  const types = ['aws_iam_user', 'aws_db_instance', 'aws_s3_bucket', 'vendor_thing'];
-  const shapes: PlanAction[][] = [
-    ['create'],
-    ['delete'],
-    ['update'],
-    ['no-op'],
-    ['delete', 'create'],
-    ['read'],
-  ];
+  const types = PAYMENTS_CHANGE_TYPES;
+  const shapes = PLAN_ACTION_SHAPES;
   for (let i = 0; i < 997; i++) {
     const type = types[i % types.length] as string;
     const address = i % 7 === 0 ? `aws_db_instance.ledger[${i}]` : `module.m${i % 13}.${type}.r${i}`;

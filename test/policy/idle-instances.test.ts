@@ -6,26 +6,17 @@ import type { PlanAction, ResourceChange } from '../../src/model/index.js';
 import { compilePolicyData } from '../../src/policy/data.js';
 import { PolicyEngine } from '../../src/policy/engine.js';
 import { IdleInstances, PlanSession } from '../../src/policy/plan-session.js';
-import { PAYMENTS_DESIGN } from './payments-design.js';
+import { PAYMENTS_CHANGE_TYPES, PAYMENTS_DESIGN, PLAN_ACTION_SHAPES } from './payments-design.js';
 
 const data = compilePolicyData(PAYMENTS_DESIGN);
 const fresh = PolicyEngine.loadSync();
 const NOW = new Date('2026-11-28T00:00:00Z');
 
-const actions: PlanAction[][] = [
-  ['create'],
-  ['delete'],
-  ['update'],
-  ['no-op'],
-  ['delete', 'create'],
-  ['read'],
-];
-const types = ['aws_iam_user', 'aws_db_instance', 'aws_s3_bucket', 'vendor_thing'];
 const changeArb: fc.Arbitrary<ResourceChange> = fc
   .record({
-    type: fc.constantFrom(...types),
+    type: fc.constantFrom(...PAYMENTS_CHANGE_TYPES),
     name: fc.stringMatching(/^[a-z][a-z0-9_]{0,12}$/),
-    actions: fc.constantFrom(...actions),
+    actions: fc.constantFrom(...PLAN_ACTION_SHAPES),
     ledger: fc.boolean(),
   })
   .map(({ type, name, actions, ledger }) => {
