@@ -102,9 +102,10 @@ export function refuseRepeatedOptions(command: Command): void {
     (command as unknown as EventEmitter).prependListener(`option:${option.name()}`, (value: unknown) => {
       if (command.getOptionValueSource(key) !== 'cli') return;
       const flag = option.long ?? option.short ?? option.flags;
-      const first = String(command.getOptionValue(key));
+      // Quoted and escaped as JSON: a value's control characters never reach the terminal.
+      const first = JSON.stringify(String(command.getOptionValue(key)));
       command.error(
-        `error: ${flag} was given more than once ("${first}", then "${String(value)}"), but it takes one value and would keep only the last; give ${flag} once`,
+        `error: ${flag} was given more than once (${first}, then ${JSON.stringify(String(value))}), but it takes one value and would keep only the last; give ${flag} once`,
         { code: 'tfgate.repeatedOption', exitCode: 1 },
       );
     });

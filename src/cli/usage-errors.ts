@@ -37,13 +37,18 @@ export function explainExcessArguments(command: Command): void {
         : `takes at most ${expected} argument${expected === 1 ? '' : 's'} (${names}), but was also given`;
     const flag = planFlagFor(command, extra[0]!);
     const fix = flag
-      ? `; a plan is given with ${flag} ${extra[0]}`
+      ? `; a plan is given with ${flag} ${asTyped(extra[0]!)}`
       : '; an option takes its value after the flag';
     command.error(`error: ${commandPath(command)} ${takes} ${given}${fix}`, {
       code: 'commander.excessArguments',
       exitCode: 1,
     });
   });
+}
+
+/** A plain path as it is, anything else quoted and escaped: no control character reaches the terminal. */
+function asTyped(argument: string): string {
+  return /^[\w./@:+=,~-]+$/.test(argument) ? argument : JSON.stringify(argument);
 }
 
 /** The command's flag for a plan named like `argument`, if it has one. */

@@ -56,6 +56,12 @@ describe('a plan given without its flag', () => {
     expect(error!.message).toContain(`a plan is given with ${flag}`);
   });
 
+  it('quotes a name with spaces or control characters, so the terminal shows it escaped', async () => {
+    const { error } = await parseWithRecordedActions(['check', 'my plan\u001b[2J.json']);
+    expect(error!.message).toContain('a plan is given with --plan-json "my plan\\u001b[2J.json"');
+    expect(error!.message).not.toContain('\u001b');
+  });
+
   it('a value that is no plan is not called one', async () => {
     const { error } = await parseWithRecordedActions(['gate', 'prod']);
     expect(error!.message).toContain('an option takes its value after the flag');
