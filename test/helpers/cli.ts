@@ -1,10 +1,11 @@
 // Run the built CLI (`node dist/cli/main.js`) as a user would, and collect its exit code and output.
 //
-// Building: call `await buildCli()` in a beforeAll. It runs tsc (src/ → dist/) when dist/cli/main.js is
-// missing or older than any file under src/, so a single `npx vitest run <file>` tests the current source
-// and `npm test` (which builds before vitest) does not build twice. TFGATE_TEST_SKIP_BUILD=1 never builds.
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+// Building: call `await buildCli()` in a beforeAll. It builds as `npm run build` does (tsc, then the bundle)
+// when dist/cli/main.js is missing or older than any file under src/, so a single `npx vitest run <file>`
+// tests the current source and `npm test` (which builds before vitest) does not build twice.
+// TFGATE_TEST_SKIP_BUILD=1 never builds.
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { execa } from 'execa';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
@@ -30,14 +31,40 @@ export function buildCli(): Promise<void> {
   built ??= (async () => {
     if (existsSync(CLI_MAIN) && (process.env.TFGATE_TEST_SKIP_BUILD === '1' || !sourceNewerThanBuild()))
       return;
-    // tsc still emits when a file elsewhere has a type error; the CLI exists or the build failed for real.
-    const result = await execa('npx', ['tsc', '-p', 'tsconfig.build.json'], {
-      cwd: REPO_ROOT,
-      reject: false,
+    // One build across vitest's worker processes: the bundler replaces the chunks another worker's CLI loads.
+    await withBuildLock(async () => {
+      if (existsSync(CLI_MAIN) && !sourceNewerThanBuild()) return;
+      // tsc still emits when a file elsewhere has a type error; the CLI exists or the build failed for real.
+      const tsc = await execa('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: REPO_ROOT, reject: false });
+      if (!existsSync(CLI_MAIN)) throw new Error(`npm run build failed:\n${tsc.stdout}\n${tsc.stderr}`);
+      // Then bundled as `npm run build` does: the tests run the CLI users install, not tsc's module tree.
+      const bundle = await execa('node', ['scripts/bundle-cli.mjs'], { cwd: REPO_ROOT, reject: false });
+      if (bundle.exitCode !== 0) throw new Error(`bundling the CLI failed:\n${bundle.stderr}`);
     });
-    if (!existsSync(CLI_MAIN)) throw new Error(`npm run build failed:\n${result.stdout}\n${result.stderr}`);
   })();
   return built;
+}
+
+const BUILD_LOCK = join(REPO_ROOT, 'dist', '.test-build-lock');
+
+/** Run `build` holding a lock directory (mkdir is atomic); a lock older than 5 minutes was left by a crash. */
+async function withBuildLock(build: () => Promise<void>): Promise<void> {
+  mkdirSync(dirname(BUILD_LOCK), { recursive: true });
+  for (;;) {
+    try {
+      mkdirSync(BUILD_LOCK);
+      break;
+    } catch {
+      const age = Date.now() - (statSync(BUILD_LOCK, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (age > 300_000) rmSync(BUILD_LOCK, { recursive: true, force: true });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+  try {
+    await build();
+  } finally {
+    rmSync(BUILD_LOCK, { recursive: true, force: true });
+  }
 }
 
 function sourceNewerThanBuild(): boolean {
