@@ -51,7 +51,6 @@ const PLAN_CHUNK_CHANGES = 4096;
 // Compiled modules, once per process: keyed by the SHA-256 of the wasm bytes ('' for the shipped one).
 const moduleCache = new Map<string, WasmModule>();
 
-/** The compiled policy.wasm, loaded once per process; each evaluation gets memory sized to its input. */
 export interface PolicyEngineOptions {
   /**
    * Keep the instances of finished plan evaluations for the next plan with the same data object (IdleInstances):
@@ -61,6 +60,7 @@ export interface PolicyEngineOptions {
   keepIdleInstances?: boolean;
 }
 
+/** The compiled policy.wasm, loaded once per process; each evaluation gets memory sized to its input. */
 export class PolicyEngine {
   // Keyed by the data object (one bundle's data across its roots), so they go when the data does.
   readonly #idle: WeakMap<PolicyData, IdleInstances> | undefined;
