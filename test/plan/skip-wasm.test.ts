@@ -15,10 +15,33 @@ import {
   valueNode,
 } from '../../src/plan/scanner/index.js';
 import { SKIP_WASM_BASE64, SKIP_WASM_SOURCE_SHA256 } from '../../src/plan/scanner/skip-wasm.js';
+import { checkSharedConstants } from '../../src/plan/scanner/wasm-skip.js';
 import { anyDoc, planDoc, style, toBytes } from './fuzz-json.js';
 import { splitBytes } from './helpers.js';
 
+interface WebAssemblyApi {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
+  Global: new (descriptor: { value: 'i32' }, value: number) => { value: number };
+}
+
 describe('the committed WebAssembly', () => {
+  it('is refused when a layout or grammar constant differs from the one the JavaScript writes and reads', () => {
+    // Node's WebAssembly, which the project's TypeScript libraries do not describe.
+    const wasm = (globalThis as unknown as { WebAssembly: WebAssemblyApi }).WebAssembly;
+    const { exports: constants } = new wasm.Instance(
+      new wasm.Module(Buffer.from(SKIP_WASM_BASE64, 'base64')),
+      {},
+    );
+    expect(() => checkSharedConstants(constants)).not.toThrow();
+    for (const name of ['OUT', 'STATE', 'S_AFTER']) {
+      const moved = { ...constants, [name]: new wasm.Global({ value: 'i32' }, 12_345) };
+      expect(() => checkSharedConstants(moved), name).toThrow(`the skip module's ${name} is 12345`);
+    }
+    const { OUT_BYTES: _missing, ...without } = constants;
+    expect(() => checkSharedConstants(without)).toThrow("the skip module's OUT_BYTES is undefined");
+  });
+
   it('is what the pinned compiler makes of the committed source', async () => {
     const { sourceSha256, bytes } = await compileSkipWasm();
     expect(SKIP_WASM_SOURCE_SHA256, 'run node scripts/json-skip.mjs').toBe(sourceSha256);

@@ -75,7 +75,7 @@ const SHARED_CONSTANTS: Record<string, number> = {
 };
 
 /** A module built from other constants than this file's would misread every chunk: refuse it (a defect). */
-function checkSharedConstants(exports: Record<string, unknown>): void {
+export function checkSharedConstants(exports: Record<string, unknown>): void {
   for (const [name, expected] of Object.entries(SHARED_CONSTANTS)) {
     const actual = (exports[name] as { value?: unknown } | undefined)?.value;
     if (actual !== expected) {
