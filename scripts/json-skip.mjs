@@ -1,7 +1,6 @@
 // Writes src/plan/scanner/skip-wasm.ts: the plan scanner's skip path and resource change lane (scripts/json-skip/,
-// AssemblyScript)
-// compiled to WebAssembly by the pinned assemblyscript devDependency, as base64, with the SHA-256 of the source
-// it came from. The bytes are committed, so neither the build nor a user needs the compiler;
+// AssemblyScript) compiled to WebAssembly by the pinned assemblyscript devDependency, as base64, with the SHA-256
+// of the source it came from. The bytes are committed, so neither the build nor a user needs the compiler;
 // test/plan/skip-wasm.test.ts compiles the source again and compares.
 // Run: node scripts/json-skip.mjs
 import { createHash } from 'node:crypto';
