@@ -1,6 +1,5 @@
 // Acknowledgements written in CDKTF code: `ConformanceAspect.acknowledge(construct, { rule, reason })`.
 // Stored on the construct under a global symbol, so that any copy of tfgate in the process sees them.
-
 import { UsageError } from '../errors/index.js';
 import { acknowledgementExpired, PLAN_RULES, type PlanRule } from '../model/index.js';
 import { canonicalInstant, EXPIRES_AT_HINT } from '../schemas/expiry.js';

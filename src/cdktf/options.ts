@@ -1,6 +1,5 @@
 // The aspect's options: zod schemas, parsed once per constructor; a failure is a UsageError like every
 // other option's (invalid_option, exit 1), naming the constructor and the option.
-
 import { UsageError } from '../errors/index.js';
 import { SEVERITIES } from '../model/index.js';
 import type { PublicKeySource } from '../policy/bundle/index.js';

@@ -1,7 +1,6 @@
 // What the client accepts in response bodies: the contract's schemas (src/schemas/contract.ts), read
 // leniently so that any service following the interface works. A body that does not match is never
 // trusted: the decision then comes from the status code alone.
-
 import type { EvaluationResult, GateResult } from '../model/index.js';
 import {
   evaluationCountsSchema,

@@ -1,5 +1,4 @@
 // `tfgate accounts create` and `tfgate keys revoke`: the admin API beside `tfgate keys create`.
-
 import { accountViewSchema, apiKeyListSchema } from '../schemas/management.js';
 import * as z from '../schemas/zod.js';
 import { callService, type ManagementContext, type Refusal, serviceConnectionSchema } from './management.js';

@@ -2,7 +2,6 @@
 // cache them by ETag, so a pipeline pulls once and then decides with no service call. The cache is input
 // like any other: a cached bundle is used only when it verifies and its signed revision is the one the
 // service has just confirmed as current, and its files are owner-only and written whole.
-
 import { chmod, lstat, mkdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { clientFlagsSchema, ServiceClient, type TransportDeps } from '../client/index.js';

@@ -1,5 +1,4 @@
 // `tfgate bundle verify`: what opa would check (signature, scope, every file's digest), and tfgate's layout.
-
 import { readVerifiedBundle, type VerifiedBundle } from '../policy/bundle/index.js';
 import * as z from '../schemas/zod.js';
 import { requireFiles } from './input-files.js';

@@ -1,5 +1,4 @@
 // `tfgate findings list|ack` and `tfgate audit`: a package's drift findings, their acknowledgement, and the audit log.
-
 import { packagePath } from '../client/index.js';
 import { PLAN_RULES, type PlanAcknowledgement, type PlanRule } from '../model/index.js';
 import { packageIdSchema } from '../options/common.js';

@@ -1,5 +1,4 @@
 // `tfgate keys create`: an API key through the admin API. The key is returned once; the caller prints it.
-
 import { ServiceClient } from '../client/index.js';
 import { serviceConnectionSchema } from '../options/common.js';
 import { API_KEY_SCOPES, createdApiKeySchema } from '../schemas/contract.js';

@@ -1,6 +1,5 @@
 // What the management commands share: one client per command, and the service's refusals (404/409/403)
 // said in plain words with what to run next. Each command lists the refusals it can meet.
-
 import { type ManagementCall, ServiceClient } from '../client/index.js';
 import { isTfgateError, UsageError } from '../errors/index.js';
 import { serviceConnectionSchema } from '../options/common.js';

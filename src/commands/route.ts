@@ -1,6 +1,5 @@
 // Who decides: a signed bundle, offline (--bundle), or the service (--package). Shared by `tfgate check` and
 // the wrapper (plan, apply): the route's options and opening its evaluator.
-
 import type { PlanEvaluator } from '../model/evaluator.js';
 import * as z from '../schemas/zod.js';
 import { requireFiles } from './input-files.js';

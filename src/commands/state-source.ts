@@ -1,6 +1,5 @@
 // `tfgate state-source set|show|clear`: where a package's state lives, so the service's drift checks read it
 // from the backend now instead of judging the last pushed snapshot.
-
 import { packagePath } from '../client/index.js';
 import { packageIdSchema } from '../options/common.js';
 import { STATE_BACKEND_TYPES, STATE_FALLBACKS, stateSourceViewSchema } from '../schemas/management.js';

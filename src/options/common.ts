@@ -1,6 +1,5 @@
 // Option pieces shared by commands: severity, package id, reports (--format/--output), advisory, reading
 // the environment, and turning a zod failure into a usage error that names the flag.
-
 import { UsageError } from '../errors/index.js';
 // Not report/index.js, which loads every renderer: a command loads them only to emit (targets.ts).
 import { REPORT_FORMATS } from '../report/formats.js';

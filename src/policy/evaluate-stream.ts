@@ -1,7 +1,6 @@
 // Read and evaluate a plan in one pass: each batch of resource changes the plan reader delivers is evaluated
 // on one wasm instance as it fills, and only the policy's findings, counts and expired acknowledgements are
 // kept, so a plan of any size costs a batch of changes in memory, not the whole plan.
-
 import { parseUntrustedJson } from '../json/untrusted.js';
 import type { ResourceChange } from '../model/index.js';
 import { readPlan } from '../plan/read-plan.js';

@@ -1,6 +1,5 @@
 // The registry of report formats: format -> renderer, for one subject and for many plans grouped by root.
 // Adding a format is one row here and its files.
-
 import type { ReportFormat } from './formats.js';
 import { renderJson, renderJsonRoots } from './json.js';
 import { renderJunit } from './junit.js';

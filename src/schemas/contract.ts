@@ -1,7 +1,6 @@
 // The service contract's wire shapes, defined once. The service validates and documents with them (each
 // `z.meta({id})` becomes an OpenAPI component); the client reads through lenient variants derived from
 // them (src/client/schemas.ts). Depends on zod and the result model only.
-
 import { DRIFT_RULES, PLAN_RULES } from '../model/index.js';
 import {
   acknowledgementFields,

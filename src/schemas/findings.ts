@@ -1,7 +1,6 @@
 // The findings' wire shapes (the contract's, defined here and re-exported by contract.ts): what the policy
 // engine validates its output with. Apart from the rest of the contract so that `tfgate check` and `apply`
 // build only these schemas, not the service's responses. Depends on zod and the result model only.
-
 import { DRIFT_RULES, type EvaluationCounts, PLAN_ACTIONS, PLAN_RULES, SEVERITIES } from '../model/index.js';
 import * as z from './zod.js';
 

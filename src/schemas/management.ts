@@ -1,6 +1,5 @@
 // What the management commands read from the service: the package, findings, audit pages and accounts, as
 // the service's routes answer them (src/service/http/schemas.ts), read leniently (unknown fields ignored).
-
 import { PLAN_RULES } from '../model/index.js';
 import { acknowledgementFields, driftFindingSchema, timestampSchema } from './contract.js';
 import * as z from './zod.js';

@@ -1,5 +1,4 @@
 // The service's settings: every flag has an environment variable, normalised by one zod schema.
-
 import { parseOptions } from '../errors/options.js';
 import * as z from '../schemas/zod.js';
 import { SERVE_SETTINGS } from './serve-settings.js';

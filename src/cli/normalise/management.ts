@@ -1,6 +1,5 @@
 // The management commands (design, findings, audit, keys list/revoke, accounts): flags and environment →
 // the command's options and the output format, parsed once. --package falls back to TFGATE_PACKAGE.
-
 import { nonEmpty, parseOptions } from '../../options/common.js';
 import * as z from '../../schemas/zod.js';
 

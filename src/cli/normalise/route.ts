@@ -1,6 +1,5 @@
 // Route flags (--package, --bundle, --public-key, ...) and the environment → the route's input, shared by the
 // normalisers of check, plan and apply. Validated by routeSchema in the command's own schema.
-
 import type { routeSchema } from '../../commands/route.js';
 import { UsageError } from '../../errors/index.js';
 import { nonEmpty } from '../../options/common.js';

@@ -1,6 +1,5 @@
 // `tfgate run-task configure`: flags and environment → options. The HMAC key is read from
 // TFGATE_RUN_TASK_HMAC_KEY only: a secret never goes on a command line.
-
 import { nonEmpty } from '../../options/common.js';
 import type * as z from '../../schemas/zod.js';
 import { type ManagementFlags, normaliseManagement, type OutputFormat } from './management.js';

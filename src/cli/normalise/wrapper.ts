@@ -1,6 +1,5 @@
 // `tfgate plan` and `tfgate apply`: flags, the terraform arguments after --, and environment → their
 // options, parsed once. The route, severity and report flags mean what they mean for `tfgate check`.
-
 import { type ApplyOptions, applyOptionsSchema } from '../../commands/apply.js';
 import { type PlanOptions, planOptionsSchema } from '../../commands/plan.js';
 import { parseOptions } from '../../options/common.js';

@@ -1,5 +1,4 @@
 // The options `tfgate plan` and `tfgate apply` share, and where their output goes.
-
 import type { ExitCode } from '../../errors/index.js';
 import type { PlanEvaluator } from '../../model/evaluator.js';
 import type { EvaluationResult } from '../../model/index.js';

@@ -1,5 +1,4 @@
 // PUT/GET/DELETE /packages/{id}/state-source: the backend a package's drift checks read its state from.
-
 import { timestampSchema } from '../../schemas/contract.js';
 import * as z from '../../schemas/zod.js';
 import type { BackendValue } from '../../terraform/backend-state.js';

@@ -1,7 +1,6 @@
 // The zod schemas of every request and response. The routes validate with them and the OpenAPI
 // document is generated from them, so the two cannot drift apart. The contract's shapes, which the
 // client reads too, live in src/schemas/contract.ts.
-
 import { PACKAGE_ID_PATTERN } from '../../design/index.js';
 import { PLAN_RULES } from '../../model/index.js';
 import {
