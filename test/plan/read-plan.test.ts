@@ -243,6 +243,22 @@ describe('readPlan refuses what is not a plan, saying where and what was expecte
     expect(error.message).toMatch(/binary plan file/);
   });
 
+  it('a PEM key or a lone dash is text, not "a number"; a negative number is still a number', async () => {
+    for (const chunking of CHUNKINGS) {
+      const pem = await readError('-----BEGIN PUBLIC KEY-----\nMIIB\n', chunking);
+      expect(pem.message).toMatch(/not JSON: expected '\{', found text starting "-----BEGIN PUBLIC KEY---…"/);
+      expect(pem.offset).toBe(0);
+      expect((await readError('-', chunking)).message).toMatch(/found text starting "-"/);
+      expect((await readError('-12', chunking)).message).toMatch(/found a number/);
+    }
+  });
+
+  it('gzip-compressed data (a bundle, a compressed plan) is named as such', async () => {
+    const error = await readError(Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00]));
+    expect(error.message).toMatch(/gzip-compressed data/);
+    expect(error.offset).toBe(0);
+  });
+
   it('a UTF-8 byte order mark, and UTF-16', async () => {
     expect(
       (await readError(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{}')]))).message,

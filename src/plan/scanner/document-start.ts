@@ -14,11 +14,24 @@ export function documentStartProblem(buf: Buffer, i: number, c: number, last: bo
     return 'the input looks UTF-16 encoded (it starts with a byte order mark): write it as UTF-8';
   if (c === 0x50 && (i + 1 >= buf.length || buf[i + 1] === 0x4b))
     return "found 'P': this looks like a binary plan file (a zip archive), not its JSON rendering";
-  // Text (a log, terraform's human-readable plan) is named as text: "this is…" is not "a boolean".
-  if (isLetter(c) && !(c in LITERALS && literalStartsAt(buf, i, LITERALS[c]!.bytes, last)))
+  if (c === 0x1f && (i + 1 >= buf.length || buf[i + 1] === 0x8b))
+    return 'found byte 0x1f: this looks like gzip-compressed data (a bundle, or a compressed plan to decompress first), not JSON';
+  // Text (a log, terraform's human-readable plan) is named as text: "this is…" is not "a boolean", and
+  // "-----BEGIN PUBLIC KEY-----" (a key given in the plan's place) is not "a number".
+  if (
+    (isLetter(c) && !(c in LITERALS && literalStartsAt(buf, i, LITERALS[c]!.bytes, last))) ||
+    (c === 0x2d && startsText(buf, i + 1, last))
+  )
     return `not JSON: expected '{', found text starting ${textPreview(buf, i)}`;
   if (!startsValue(c)) return `not JSON: expected '{', found ${describeByte(c)}`;
   return undefined;
+}
+
+/** After a '-': anything but a digit (or the unseen rest of a chunk that is not the input's end) is text. */
+function startsText(buf: Buffer, i: number, last: boolean): boolean {
+  const next = buf[i];
+  if (next === undefined) return last;
+  return next < 0x30 || next > 0x39;
 }
 
 function isLetter(c: number): boolean {
