@@ -115,10 +115,16 @@ describe('tfgate check fails closed (exit 4, nothing on stdout) on', () => {
     expect(noKey.stderr).toContain(`--public-key ${join(dir, 'none.pem')} does not exist`);
   });
 
-  it('a public key that is not a PEM public key', async () => {
+  it('a public key that is not a PEM public key, named by its path', async () => {
     const result = await checkWith(bundlePath, planPath);
     expect(result.exitCode).toBe(4);
-    expect(result.stderr).toContain('not a PEM public key');
+    expect(result.stderr).toContain(`error: ${planPath}: the public key is not a PEM public key`);
+  });
+
+  it('the bundle and the key swapped: the refusal names the file that is not a bundle', async () => {
+    const result = await checkWith(publicKeyPath, bundlePath);
+    expect(result.exitCode).toBe(4);
+    expect(result.stderr).toContain(`error: ${publicKeyPath}: bundle is not a gzip tarball`);
   });
 
   it('leaves no report file behind when it refuses', async () => {

@@ -39,9 +39,33 @@ export async function readVerifiedBundle(
         ? readInput(publicKey.path, 'public key')
         : Buffer.from(publicKey.pem),
   ]);
-  const verified = await verifyBundle(bytes, { ...verifyOptions, publicKeyPem });
+  const verified = await verifyBundle(bytes, { ...verifyOptions, publicKeyPem }).catch((error: unknown) => {
+    throw namingTheFile(error, bundle, publicKey);
+  });
   if (!verified.signed) warn?.(UNSIGNED_BUNDLE_WARNING);
   return verified;
+}
+
+/**
+ * A refusal names the file it is about when the caller gave a path ("../key.pem: bundle is not a gzip
+ * tarball"): with a bundle and a key both given, "bundle is not…" alone does not say which was swapped.
+ */
+function namingTheFile(error: unknown, bundle: string | Uint8Array, publicKey?: PublicKeySource): unknown {
+  if (!(error instanceof BundleVerificationError)) return error;
+  const aboutTheKey = error.code === 'invalid_public_key' || error.code.startsWith('public_key_');
+  const path = aboutTheKey
+    ? publicKey !== undefined && 'path' in publicKey
+      ? publicKey.path
+      : undefined
+    : typeof bundle === 'string'
+      ? bundle
+      : undefined;
+  if (path === undefined) return error;
+  return new BundleVerificationError(error.code, `${path}: ${error.message}`, {
+    ...(error.hint === undefined ? {} : { hint: error.hint }),
+    ...(error.details === undefined ? {} : { details: error.details }),
+    ...(error.cause === undefined ? {} : { cause: error.cause }),
+  });
 }
 
 /** A PEM public key is under 1 KB even for RSA-4096; a megabyte is not a key. */
