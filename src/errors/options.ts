@@ -4,6 +4,9 @@
 import type * as z from '../schemas/zod.js';
 import { UsageError } from './index.js';
 
+/** The hint of an options error whose caller gave none; the CLI names the command's --help instead. */
+export const OPTIONS_HINT = 'run with --help to see the options';
+
 /**
  * Validate options with a schema; a failure becomes one UsageError naming each offending flag.
  * `flagNames` maps an option path ("route.publicKey") to how the user wrote it ("--public-key").
@@ -12,7 +15,7 @@ export function parseOptions<S extends z.ZodMiniType>(
   schema: S,
   input: unknown,
   flagNames: Readonly<Record<string, string>> = {},
-  hint = 'run with --help to see the options',
+  hint = OPTIONS_HINT,
 ): z.output<S> {
   // Our schemas' own messages win; zod's default wording never reaches the user.
   const parsed = schema.safeParse(input, { error: plainIssueMessage });

@@ -2,6 +2,8 @@ import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { explainMissingOptions } from '../../src/cli/missing-options.js';
 import { type TfgateError, UsageError } from '../../src/errors/index.js';
+import { parseOptions } from '../../src/errors/options.js';
+import * as z from '../../src/schemas/zod.js';
 
 function command(): Command {
   const program = new Command('tfgate');
@@ -45,4 +47,31 @@ describe('a missing required flag in the command’s words', () => {
     expect(explainMissingOptions(unknown, command())).toBe(unknown);
     expect(explainMissingOptions(missing('--reason'), undefined)).toBeInstanceOf(UsageError);
   });
+
+  it("points any other options error to the command's own --help, its message unchanged", () => {
+    const invalid = refusal(
+      z.object({ status: z.enum(['open', 'acked']) }),
+      { status: 'closed' },
+      '--status',
+    );
+    const explained = explainMissingOptions(invalid, command()) as TfgateError;
+    expect(explained.message).toBe('--status: must be one of: open, acked');
+    expect(explained.hint).toBe('tfgate findings ack --help lists every option');
+    expect(explained.exitCode).toBe(1);
+    // A missing flag the command does not document (an option of the CDKTF aspect) gets the same pointer.
+    const undocumented = refusal(z.object({ status: z.string() }), {}, '--signing-key');
+    expect((explainMissingOptions(undocumented, command()) as TfgateError).hint).toBe(
+      'tfgate findings ack --help lists every option',
+    );
+  });
 });
+
+/** What parseOptions throws for `input`, its one field written as `flag`. */
+function refusal(schema: z.ZodMiniType, input: unknown, flag: string): unknown {
+  try {
+    parseOptions(schema, input, { status: flag });
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected parseOptions to refuse');
+}
