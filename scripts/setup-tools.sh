@@ -13,7 +13,8 @@
 #     cdktn-cli, CDK Terrain's CLI, for the real `cdktn synth` test;
 #   - schemathesis from PyPI, with every dependency pinned (scripts/schemathesis-requirements.txt), in a
 #     virtualenv under the cache keyed by that file's hash, linked into .tools/bin: the service's OpenAPI
-#     conformance test runs it;
+#     conformance test runs it; likewise cmarkgfm (GitHub's cmark-gfm, scripts/cmark-gfm-requirements.txt),
+#     wrapped as .tools/bin/cmark-gfm-python: the markdown report's hostile-input test renders with it;
 #   - Node.js, the newest and the oldest maintained LTS line we support, pinned, from the npm registry
 #     (cached), linked as .tools/node-newest/bin/node and .tools/node-oldest/bin/node; the machine's own
 #     node is linked instead when it is already on that line and at least the pinned version;
@@ -28,7 +29,7 @@
 #   - the Go test harnesses, test/atlantis (Atlantis's packages) and test/spacelift (BuildKit's Dockerfile
 #     frontend), each pinned in its go.mod: modules downloaded and test binaries built once, so Go's build
 #     cache (~/.cache/go-build) holds them and `go test` takes seconds.
-# Usage: setup-tools.sh [opa] [terraform] [tofu] [postgresql] [chromium] [cdktf-cli] [cdktn-cli] [schemathesis] [node]
+# Usage: setup-tools.sh [opa] [terraform] [tofu] [postgresql] [chromium] [cdktf-cli] [cdktn-cli] [schemathesis] [cmark-gfm] [node]
 #        [verdaccio] [actionlint] [conftest] [terragrunt] [gitlab-ci-local] [go-harnesses]   (no argument: all of them but
 #        conftest, which only `npm run bench` uses: the bench asks for it, so .ci/run does not build it)
 set -euo pipefail
@@ -56,7 +57,7 @@ bin="$root/.tools/bin"
 mkdir -p "$bin" "$cache"
 
 log() { printf 'setup-tools: %s\n' "$*" >&2; }
-components=" ${*:-opa terraform tofu postgresql chromium cdktf-cli cdktn-cli schemathesis node verdaccio actionlint terragrunt gitlab-ci-local go-harnesses} "
+components=" ${*:-opa terraform tofu postgresql chromium cdktf-cli cdktn-cli schemathesis cmark-gfm node verdaccio actionlint terragrunt gitlab-ci-local go-harnesses} "
 wants() { [[ "$components" == *" $1 "* ]]; }
 
 # One pinned Go tool built with `go install` into the cache (once per version), linked into .tools/bin.
@@ -221,14 +222,15 @@ install_verdaccio() {
   log "verdaccio: $(PATH="$root/.tools/node-newest/bin:$PATH" "$bin/verdaccio" --version)"
 }
 
-install_schemathesis() {
-  local requirements="$root/scripts/schemathesis-requirements.txt" digest dir
+# A PyPI tool in a virtualenv under the cache keyed by its pinned requirements' hash; prints the directory.
+install_pip_venv() {
+  local name="$1" requirements="$2" digest dir
   digest="$(sha256sum "$requirements" | cut -c1-12)"
-  dir="$cache/schemathesis-$digest"
+  dir="$cache/$name-$digest"
   # A virtualenv cannot be moved (its scripts name their interpreter by absolute path): build it in place
   # and mark it complete last, so an interrupted install is redone rather than trusted.
   if [ ! -f "$dir/.complete" ]; then
-    log "installing schemathesis from PyPI into a virtualenv in $dir"
+    log "installing $name from PyPI into a virtualenv in $dir"
     rm -rf "$dir"
     if ! python3 -m venv "$dir" >/dev/null 2>&1; then
       log "python3 -m venv failed: installing Debian's python3-venv"
@@ -238,11 +240,28 @@ install_schemathesis() {
       rm -rf "$dir"
       python3 -m venv "$dir"
     fi
-    "$dir/bin/pip" install --quiet --disable-pip-version-check --no-input -r "$requirements"
+    "$dir/bin/pip" install --quiet --disable-pip-version-check --no-input -r "$requirements" >&2
     touch "$dir/.complete"
   fi
+  printf '%s\n' "$dir"
+}
+
+install_schemathesis() {
+  local dir
+  dir="$(install_pip_venv schemathesis "$root/scripts/schemathesis-requirements.txt")"
   ln -sf "$dir/bin/schemathesis" "$bin/schemathesis"
   log "schemathesis: $("$bin/schemathesis" --version)"
+}
+
+# GitHub's own Markdown parser (its cmark-gfm fork, through the cmarkgfm bindings' prebuilt wheels): the
+# markdown report's hostile-input test renders with it. A wrapper, not a link: a virtualenv's python finds
+# its packages only when started by its own path.
+install_cmark_gfm() {
+  local dir
+  dir="$(install_pip_venv cmark-gfm "$root/scripts/cmark-gfm-requirements.txt")"
+  printf '#!/bin/sh\nexec "%s/bin/python" "$@"\n' "$dir" >"$bin/cmark-gfm-python"
+  chmod 755 "$bin/cmark-gfm-python"
+  log "cmark-gfm: $("$bin/cmark-gfm-python" -c 'import importlib.metadata as m; print("cmarkgfm", m.version("cmarkgfm"))')"
 }
 
 install_actionlint() { go_install_tool actionlint github.com/rhysd/actionlint/cmd/actionlint "$ACTIONLINT_VERSION" -version; }
@@ -297,6 +316,7 @@ fi
 if wants cdktf-cli; then install_cdk_cli cdktf-cli "$CDKTF_CLI_VERSION" cdktf oldest; fi
 if wants cdktn-cli; then install_cdk_cli cdktn-cli "$CDKTN_CLI_VERSION" cdktn newest; fi
 if wants schemathesis; then install_schemathesis; fi
+if wants cmark-gfm; then install_cmark_gfm; fi
 if wants verdaccio; then install_verdaccio; fi
 if wants actionlint; then install_actionlint; fi
 if wants conftest; then install_conftest; fi
