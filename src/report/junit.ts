@@ -1,19 +1,21 @@
 // JUnit XML for CI test tabs: one test case per finding, failures for blocking ones; a clean rule passes.
 import type { ReportSubject } from './subject.js';
+import { terminalSafe } from './terminal-safe.js';
 import { decisionLine, type ReportView, viewOf } from './view.js';
 
+/**
+ * Text for an attribute or an element. Control and bidirectional characters become visible \u escapes, as in
+ * the text report: XML 1.0 forbids most of them even escaped, and a CI test tab should show what was given.
+ * U+FFFE and U+FFFF are not XML characters either.
+ */
 export function xml(text: string): string {
-  return (
-    text
-      .replace(/&/g, '&amp;')
-      .replace(/</g, '&lt;')
-      .replace(/>/g, '&gt;')
-      .replace(/"/g, '&quot;')
-      .replace(/'/g, '&apos;')
-      // XML 1.0 forbids most control characters even escaped.
-      // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping them is the point
-      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '')
-  );
+  return terminalSafe(text)
+    .replace(/[\ufffe\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`)
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;');
 }
 
 export function renderJunit(subject: ReportSubject): string {

@@ -15,7 +15,8 @@ function section(root: RootView): string[] {
     return [
       `#### ❌ ${rootTitle(root)}: no decision`,
       '',
-      `${cell(root.noDecision?.message ?? 'the plan was not evaluated')}${root.noDecision?.hint ? `<br>Hint: ${cell(root.noDecision.hint)}` : ''}`,
+      // Led by our own word: a message starting with "#" or ">" must not become a heading or a quote.
+      `Reason: ${cell(root.noDecision?.message ?? 'the plan was not evaluated')}${root.noDecision?.hint ? `<br>Hint: ${cell(root.noDecision.hint)}` : ''}`,
       '',
     ];
   }

@@ -1,21 +1,53 @@
 // Markdown for a pull-request comment: one summary line, a table, and the detail folded away.
 import { describeRule } from './rules.js';
 import type { ReportSubject } from './subject.js';
+import { terminalSafe } from './terminal-safe.js';
 import { decisionLine, type FindingRow, locationText, type ReportView, viewOf } from './view.js';
 
-/** Escape what would break a table cell or start markup. */
+// Addresses, types, messages and reasons come from plans, state and users. In a pull-request comment they are
+// shown as given, never as markup: no HTML, link, emphasis or table cell of their own, no @mention, and the
+// control and bidirectional characters visible as \u escapes (as in the text report), so no line of the
+// output is theirs (a line starting "::" on a GitHub Actions log is a workflow command).
+
+/** Prose in a table cell or a heading: each line escaped, lines joined with <br>. */
 export function cell(text: string): string {
-  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, '<br>');
+  return text.split(/\r?\n/).map(inlineText).join('<br>');
 }
 
+function inlineText(text: string): string {
+  return (
+    terminalSafe(text)
+      .replace(/[\\`*_~[\]|]/g, '\\$&')
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      // GitHub and GitLab mention @name even when escaped; a zero-width space after @ is the known way out.
+      .replace(/@(?=[A-Za-z0-9])/g, '@\u200b')
+  );
+}
+
+/** A code span holding exactly `text` (its control characters visible): nothing in it is markup or a mention. */
 export function code(text: string): string {
-  return text === '' ? '' : `\`${text.replace(/`/g, "'")}\``;
+  if (text === '') return '';
+  const safe = terminalSafe(text);
+  // A fence longer than any run of backticks inside; a space pads content that starts or ends with a backtick
+  // or with a space on both sides, since CommonMark strips one from each side.
+  const fence = '`'.repeat(Math.max(0, ...(safe.match(/`+/g) ?? []).map((run) => run.length)) + 1);
+  const pad = /^`|`$/.test(safe) || (/^ .*[^ ].* $/s.test(safe) && safe.trim() !== '') ? ' ' : '';
+  return `${fence}${pad}${safe}${pad}${fence}`;
+}
+
+/** A code span in a table cell: a pipe inside would end the cell, so it is escaped (GFM removes the backslash). */
+function codeCell(text: string): string {
+  return code(text).replace(/\|/g, '\\|');
 }
 
 function row(r: FindingRow, withLocation: boolean): string {
-  const address = r.constructPath ? `${code(r.address)}<br>${cell(r.constructPath)}` : code(r.address);
-  const location = withLocation ? ` ${r.location ? code(locationText(r.location)) : ''} |` : '';
-  return `| ${r.blocking ? '⛔' : '⚠️'} | ${code(r.rule)} | ${r.severity} | ${address} |${location} ${cell(r.kind)} | ${cell(r.why)} |`;
+  const address = r.constructPath
+    ? `${codeCell(r.address)}<br>${cell(r.constructPath)}`
+    : codeCell(r.address);
+  const location = withLocation ? ` ${r.location ? codeCell(locationText(r.location)) : ''} |` : '';
+  return `| ${r.blocking ? '⛔' : '⚠️'} | ${codeCell(r.rule)} | ${r.severity} | ${address} |${location} ${cell(r.kind)} | ${cell(r.why)} |`;
 }
 
 export function renderMarkdown(subject: ReportSubject): string {
@@ -62,7 +94,7 @@ export function markdownBody(view: ReportView): string[] {
       '|---|---|---|---|---|',
       ...acknowledged.map(
         (r) =>
-          `| ${code(r.rule)} | ${r.severity} | ${code(r.address)} | ${cell(r.acknowledgement ? `${r.acknowledgement.by} (${r.acknowledgement.account}), ${r.acknowledgement.at}` : '')} | ${cell(r.acknowledgement?.reason ?? '')} |`,
+          `| ${codeCell(r.rule)} | ${r.severity} | ${codeCell(r.address)} | ${cell(r.acknowledgement ? `${r.acknowledgement.by} (${r.acknowledgement.account}), ${r.acknowledgement.at}` : '')} | ${cell(r.acknowledgement?.reason ?? '')} |`,
       ),
       '',
       '</details>',

@@ -1,0 +1,240 @@
+// Addresses, kinds, messages and acknowledgements come from plans, state and users. The markdown report
+// (a pull-request comment, a step summary) and the JUnit report (a CI test tab) show them as given and never
+// as structure: checked on generated hostile text with the real parsers, GitHub's cmark-gfm and expat.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { EvalFinding, GateResult } from '../../src/model/index.js';
+import { renderReport } from '../../src/report/index.js';
+import { terminalSafe } from '../../src/report/terminal-safe.js';
+import { renderWithRealParsers, type XmlElement } from '../helpers/github-markdown.js';
+import { evaluation, gate } from './fixtures.js';
+
+// Pieces that are markup somewhere: HTML, markdown inline and block syntax, table pipes, code fences,
+// escapes, entities, mentions, GitHub Actions workflow commands after a line break, control and
+// bidirectional characters, and characters XML 1.0 forbids.
+const PIECES = [
+  '<img src=x onerror=alert(1)>',
+  '</td></tr></table>',
+  '<details>',
+  '|',
+  '\\|',
+  '\\',
+  '`',
+  '``',
+  '*',
+  '**',
+  '_',
+  '~~',
+  '[x](y)',
+  '![i](x)',
+  '&amp;',
+  '&#64;',
+  '@octocat',
+  '@org/team',
+  '#',
+  '> ',
+  '- ',
+  '1. ',
+  '\n',
+  '\r\n',
+  '\r',
+  '\n::error::forged',
+  '\n::stop-commands::x',
+  '\u001b[31m',
+  '\u0000',
+  '\u0007',
+  '\u007f',
+  '\u0085',
+  '\u202e',
+  '\u2066',
+  '\u200f',
+  '\ufeff',
+  '\uffff',
+  '\ufffe',
+  '\t',
+  ' ',
+  '"',
+  "'",
+  'é',
+  '😀',
+  'a',
+  'b',
+  '.',
+  ':',
+  '=',
+  '---',
+];
+const hostile = fc.array(fc.constantFrom(...PIECES), { maxLength: 10 }).map((parts) => parts.join(''));
+
+const findingArb = fc.record({ address: hostile, kind: hostile, message: hostile });
+const acknowledgedArb = fc.record({ address: hostile, by: hostile, account: hostile, reason: hostile });
+const caseArb = fc.record({
+  findings: fc.array(findingArb, { minLength: 1, maxLength: 3 }),
+  acknowledged: fc.array(acknowledgedArb, { minLength: 1, maxLength: 2 }),
+});
+type Case = typeof caseArb extends fc.Arbitrary<infer T> ? T : never;
+
+function findings(c: Case): EvalFinding[] {
+  return c.findings.map((f, i) => ({
+    id: `f-${i}`,
+    rule: 'unsanctioned_creation',
+    severity: 'high',
+    address: f.address,
+    type: 'aws_sqs_queue',
+    kind: f.kind,
+    actions: ['create'],
+    message: f.message,
+  }));
+}
+
+function gateResult(c: Case): GateResult {
+  const base = gate();
+  return {
+    ...base,
+    acknowledged: c.acknowledged.map((a, i) => ({
+      ...base.acknowledged[0]!,
+      id: `d-${i}`,
+      address: a.address,
+      acknowledgement: { by: a.by, account: a.account, at: '2025-01-01T00:00:00Z', reason: a.reason },
+    })),
+  };
+}
+
+function markdownOf(c: Case) {
+  return {
+    evaluation: renderReport(
+      { kind: 'evaluation', result: evaluation({ findings: findings(c) }) },
+      'markdown',
+      { color: false },
+    ),
+    gate: renderReport({ kind: 'gate', result: gateResult(c) }, 'markdown', { color: false }),
+  };
+}
+
+/** The same case with harmless text: the report's shape without anything hostile in it. */
+const benign = (c: Case): Case => ({
+  findings: c.findings.map(() => ({ address: 'x', kind: 'x', message: 'x' })),
+  acknowledged: c.acknowledged.map(() => ({ address: 'x', by: 'x', account: 'x', reason: 'x' })),
+});
+
+const html = (text: string) =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+/** What a code cell shows for `text`: exactly the text, its control characters as visible escapes. */
+const codeCell = (text: string) => (text === '' ? '' : `<code>${html(terminalSafe(text))}</code>`);
+
+/** What a prose cell shows: each line as given (escapes visible, @ kept from mentioning), <br> between. */
+const proseCell = (text: string) =>
+  text
+    .split(/\r?\n/)
+    .map((line) => html(terminalSafe(line).replace(/@(?=[A-Za-z0-9])/g, '@\u200b')))
+    .join('<br>')
+    .replace(/^ +| +$/g, '');
+
+const ALLOWED_TAGS = new Set(
+  'h3 p strong table thead tbody tr th td code br details summary ul li blockquote'.split(' '),
+);
+
+/** The body rows of the n-th table, as cells. */
+function tableRows(rendered: string, n: number): string[][] {
+  const body = [...rendered.matchAll(/<tbody>\n([\s\S]*?)<\/tbody>/g)][n]?.[1] ?? '';
+  return [...body.matchAll(/<tr>\n([\s\S]*?)<\/tr>/g)].map((row) =>
+    [...(row[1] as string).matchAll(/<td>(.*?)<\/td>\n/g)].map((cell) => cell[1] as string),
+  );
+}
+
+describe('hostile text in the reports', () => {
+  it('markdown, read by GitHub’s cmark-gfm: no markup, cell or line of its own; shown as given (fast-check; the seed is in the failure message)', async () => {
+    const seed = process.env.TFGATE_FUZZ_SEED ? Number(process.env.TFGATE_FUZZ_SEED) : Date.now() % 2 ** 31;
+    const cases = fc.sample(caseArb, { seed, numRuns: 150 });
+    const documents = cases.flatMap((c) => {
+      const md = markdownOf(c);
+      return [md.evaluation, md.gate].map((text) => ({ kind: 'markdown' as const, text }));
+    });
+    const rendered = (await renderWithRealParsers(documents)) as string[];
+    cases.forEach((c, i) => {
+      const why = `seed ${seed}, case ${i}: ${JSON.stringify(c)}`;
+      const md = markdownOf(c);
+      const plain = markdownOf(benign(c));
+      // Every line is the report's own: as many as with harmless text, none a workflow command.
+      expect(md.evaluation.split('\n').length, why).toBe(plain.evaluation.split('\n').length);
+      expect(md.gate.split('\n').length, why).toBe(plain.gate.split('\n').length);
+      expect(`${md.evaluation}\n${md.gate}`, why).not.toMatch(/^::/m);
+
+      const evaluationHtml = rendered[2 * i] as string;
+      const gateHtml = rendered[2 * i + 1] as string;
+      for (const tag of `${evaluationHtml}${gateHtml}`.matchAll(/<\/?([a-zA-Z0-9]+)/g)) {
+        expect(ALLOWED_TAGS.has(tag[1] as string), `${why}: <${tag[1]}>`).toBe(true);
+      }
+      expect(tableRows(evaluationHtml, 0), why).toEqual(
+        c.findings.map((f) => [
+          '⛔',
+          '<code>unsanctioned_creation</code>',
+          'high',
+          codeCell(f.address),
+          proseCell(f.kind),
+          proseCell(f.message),
+        ]),
+      );
+      expect(tableRows(gateHtml, 1), why).toEqual(
+        c.acknowledged.map((a) => [
+          '<code>unsanctioned_resource</code>',
+          'high',
+          codeCell(a.address),
+          proseCell(`${a.by} (${a.account}), 2025-01-01T00:00:00Z`),
+          proseCell(a.reason),
+        ]),
+      );
+    });
+  });
+
+  it('JUnit XML, read by expat: well-formed, each address and message as given (escapes visible)', async () => {
+    const seed = process.env.TFGATE_FUZZ_SEED ? Number(process.env.TFGATE_FUZZ_SEED) : Date.now() % 2 ** 31;
+    const cases = fc.sample(caseArb, { seed, numRuns: 150 });
+    const documents = cases.map((c) => ({
+      kind: 'xml' as const,
+      text: renderReport({ kind: 'evaluation', result: evaluation({ findings: findings(c) }) }, 'junit', {
+        color: false,
+      }),
+    }));
+    const parsed = await renderWithRealParsers(documents);
+    const shown = (text: string) =>
+      terminalSafe(text).replace(/[\ufffe\uffff]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16)}`);
+    cases.forEach((c, i) => {
+      const why = `seed ${seed}, case ${i}: ${JSON.stringify(c)}`;
+      const elements = parsed[i] as XmlElement[] | { error: string };
+      expect(elements, why).toBeInstanceOf(Array);
+      const failures = (elements as XmlElement[]).filter(([tag]) => tag === 'failure');
+      const cases = (elements as XmlElement[]).filter(
+        ([tag, attributes]) => tag === 'testcase' && attributes.classname === 'tfgate.unsanctioned_creation',
+      );
+      expect(
+        cases.map(([, attributes]) => attributes.name),
+        why,
+      ).toEqual(c.findings.map((f) => shown(f.address)));
+      expect(
+        failures.map(([, attributes]) => attributes.message),
+        why,
+      ).toEqual(c.findings.map((f) => `high: ${shown(f.message)}`));
+    });
+  });
+
+  it('a root with no decision: its message is a paragraph led by "Reason:", never a heading or a quote', async () => {
+    const message = '# PASS\n> all clear <img src=x> @octocat';
+    const markdown = renderReport(
+      {
+        kind: 'roots',
+        decision: 'no_decision',
+        minSeverity: 'high',
+        roots: [
+          { root: 'network', plan: 'network/plan.json', noDecision: { code: 'invalid_plan', message } },
+        ],
+      },
+      'markdown',
+      { color: false },
+    );
+    const [rendered] = (await renderWithRealParsers([{ kind: 'markdown', text: markdown }])) as string[];
+    expect(rendered).toContain('<p>Reason: # PASS<br>&gt; all clear &lt;img src=x&gt; @\u200boctocat</p>');
+    expect(rendered).not.toMatch(/<h1|<blockquote|<img/);
+  });
+});
