@@ -14,7 +14,8 @@ export function cell(text: string): string {
   return text.split(/\r?\n/).map(inlineText).join('<br>');
 }
 
-function inlineText(text: string): string {
+/** Prose on one line: as cell(), with a line break shown as its \u escape (for Markdown that may allow no HTML). */
+export function inlineText(text: string): string {
   return (
     terminalSafe(text)
       .replace(/[\\`*_~[\]|]/g, '\\$&')

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { EvalFinding, GateResult } from '../../src/model/index.js';
 import { renderReport } from '../../src/report/index.js';
 import { terminalSafe } from '../../src/report/terminal-safe.js';
+import { findingOutcome } from '../../src/service/core/run-task/decide.js';
 import { renderWithRealParsers, type XmlElement } from '../helpers/github-markdown.js';
 import { evaluation, gate } from './fixtures.js';
 
@@ -237,4 +238,51 @@ describe('hostile text in the reports', () => {
     expect(rendered).toContain('<p>Reason: # PASS<br>&gt; all clear &lt;img src=x&gt; @\u200boctocat</p>');
     expect(rendered).not.toMatch(/<h1|<blockquote|<img/);
   });
+
+  it('an HCP Terraform run task outcome body (Markdown), read by cmark-gfm: no markup or list item of its own', async () => {
+    const seed = process.env.TFGATE_FUZZ_SEED ? Number(process.env.TFGATE_FUZZ_SEED) : Date.now() % 2 ** 31;
+    const cases = fc.sample(caseArb, { seed, numRuns: 100 });
+    const outcomes = cases.map((c, i) => {
+      const [finding] = findings(c) as [EvalFinding];
+      const [ack] = c.acknowledged as [Case['acknowledged'][number]];
+      return findingOutcome(
+        {
+          ...finding,
+          acknowledgement: {
+            by: ack.by,
+            account: ack.account,
+            at: '2025-01-01T00:00:00Z',
+            reason: ack.reason,
+          },
+        },
+        i % 2 ? 'high' : 'low',
+      );
+    });
+    const rendered = (await renderWithRealParsers(
+      outcomes.map((o) => ({ kind: 'markdown' as const, text: o.attributes.body ?? '' })),
+    )) as string[];
+    cases.forEach((c, i) => {
+      const why = `seed ${seed}, case ${i}: ${JSON.stringify(c)}`;
+      const page = rendered[i] as string;
+      for (const tag of page.matchAll(/<\/?([a-zA-Z0-9]+)/g)) {
+        expect(['p', 'strong', 'ul', 'li', 'code'], `${why}: <${tag[1]}>`).toContain(tag[1]);
+      }
+      const items = [...page.matchAll(/<li>(.*?)<\/li>/g)].map((m) => m[1]);
+      expect(items, why).toEqual(
+        [
+          'Rule: <code>unsanctioned_creation</code>',
+          `Address: ${codeCell(c.findings[0]!.address)}`,
+          `Kind: ${oneLine(c.findings[0]!.kind)}`,
+          'Actions: create',
+          `Acknowledged by ${oneLine(c.acknowledged[0]!.by)} at 2025-01-01T00:00:00Z: ${oneLine(c.acknowledged[0]!.reason)}`,
+        ].map((item) => item.replace(/ +$/, '')),
+      );
+      // The plain-text description holds no control or bidirectional character: escaping it again changes nothing.
+      const description = outcomes[i]!.attributes.description;
+      expect(terminalSafe(description), why).toBe(description);
+    });
+  });
 });
+
+/** Prose on one line (a run task body): its line breaks shown as \u escapes too. */
+const oneLine = (text: string) => html(terminalSafe(text).replace(/@(?=[A-Za-z0-9])/g, '@\u200b'));

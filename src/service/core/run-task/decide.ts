@@ -11,7 +11,9 @@ import {
   severityAtLeast,
 } from '../../../model/index.js';
 import { readAndEvaluatePlan, toEvaluationResult } from '../../../policy/index.js';
+import { code, inlineText } from '../../../report/markdown.js';
 import { describeRule } from '../../../report/rules.js';
+import { terminalSafe } from '../../../report/terminal-safe.js';
 import type { PackageRecord } from '../../store/index.js';
 import type { ServiceContext } from '../context.js';
 import { decisionPolicyData } from '../plan-acknowledgements.js';
@@ -117,19 +119,18 @@ export function findingOutcome(finding: EvalFinding, minSeverity: Severity): Tas
   const acknowledgement = finding.acknowledgement;
   const blocking = !acknowledgement && severityAtLeast(finding.severity, minSeverity);
   const rule = describeRule(finding.rule);
+  // HCP Terraform renders the body as Markdown: what came from the plan is escaped as in the markdown report.
   const body = [
-    `**${rule.title}**`,
+    `**${rule.title}.** ${inlineText(finding.message)}`,
     '',
-    finding.message,
-    '',
-    `- Rule: \`${finding.rule}\``,
-    `- Address: \`${finding.address}\``,
-    `- Kind: ${finding.kind}`,
+    `- Rule: ${code(finding.rule)}`,
+    `- Address: ${code(finding.address)}`,
+    `- Kind: ${inlineText(finding.kind)}`,
     `- Actions: ${finding.actions.join(', ')}`,
-    ...(finding.capability ? [`- Capability: ${finding.capability}`] : []),
+    ...(finding.capability ? [`- Capability: ${inlineText(finding.capability)}`] : []),
     ...(acknowledgement
       ? [
-          `- Acknowledged by ${acknowledgement.by} at ${acknowledgement.at}${acknowledgement.expires_at ? `, until ${acknowledgement.expires_at}` : ''}: ${acknowledgement.reason}`,
+          `- Acknowledged by ${inlineText(acknowledgement.by)} at ${acknowledgement.at}${acknowledgement.expires_at ? `, until ${acknowledgement.expires_at}` : ''}: ${inlineText(acknowledgement.reason)}`,
         ]
       : []),
     // A remote run's plan JSON carries no file or line: the address is the location tfgate knows.
@@ -140,7 +141,8 @@ export function findingOutcome(finding: EvalFinding, minSeverity: Severity): Tas
     type: 'task-result-outcomes',
     attributes: {
       'outcome-id': finding.id,
-      description: `${finding.rule}: ${finding.address} (${finding.kind})`.slice(0, 250),
+      // Plain text: control and bidirectional characters as visible escapes, as in the text report.
+      description: terminalSafe(`${finding.rule}: ${finding.address} (${finding.kind})`).slice(0, 250),
       body,
       tags: {
         Severity: [{ label: capitalised(finding.severity), level: severityLevel(finding.severity) }],
@@ -150,7 +152,7 @@ export function findingOutcome(finding: EvalFinding, minSeverity: Severity): Tas
             ? [{ label: 'Blocking', level: 'error' }]
             : [{ label: `Below ${minSeverity}`, level: 'info' }],
         Rule: [{ label: finding.rule }],
-        Kind: [{ label: finding.kind }],
+        Kind: [{ label: terminalSafe(finding.kind) }],
       },
     },
   };
