@@ -1,11 +1,16 @@
 // GitHub Actions workflow commands (::error title=…::…), added to a run when GITHUB_ACTIONS=true.
 import { rootsDecisionLine, rootsViewOf } from './roots.js';
 import type { AnyReportSubject, RootsReport } from './subject.js';
+import { terminalSafe } from './terminal-safe.js';
 import { decisionLine, type ReportView, viewOf } from './view.js';
 
-/** Escaping of workflow command data and properties (actions/toolkit, command.ts). */
+/**
+ * Escaping of workflow command data and properties (actions/toolkit, command.ts). A line break stays one
+ * (%0A); any other control or bidirectional character, from a plan or a person, shows as its \u escape, as in
+ * the text report: an annotation is read in the pull request and the log renders ANSI sequences.
+ */
 function escapeData(s: string): string {
-  return s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+  return s.split(/\r?\n/).map(terminalSafe).join('\n').replace(/%/g, '%25').replace(/\n/g, '%0A');
 }
 function escapeProperty(s: string): string {
   return escapeData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');

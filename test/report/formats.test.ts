@@ -142,6 +142,17 @@ describe('github annotations', () => {
     expect(lines[2]).toMatch(/^::error title=tfgate plan evaluation::FAIL: 2 failures/);
   });
 
+  it('shows control and bidirectional characters from a plan as \\u escapes; a line break stays %0A', () => {
+    const result = evaluation();
+    result.findings[0]!.address = 'aws_sqs_queue.q["\u001b[31m\u202e\r"]';
+    result.findings[0]!.message = 'a\r\nb';
+    const lines = renderGithubAnnotations({ kind: 'evaluation', result }).trim().split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toBe(
+      '::error title=tfgate unsanctioned_creation (high)::aws_sqs_queue.q["\\u001b[31m\\u202e\\u000d"]: a%0Ab',
+    );
+  });
+
   it('downgrades an advisory block to warnings', () => {
     const out = renderGithubAnnotations({ kind: 'evaluation', result: evaluation(), advisory: true });
     expect(out).not.toContain('::error');
