@@ -82,6 +82,21 @@ describe('the built CLI', () => {
     ]);
   });
 
+  it('shows the control and bidirectional characters an error quotes as \\u escapes', async () => {
+    const result = await runCli([
+      'check',
+      '--plan-json',
+      'plan\u001bc\u202e.json',
+      '--bundle',
+      'b.tar.gz',
+      '--public-key',
+      'k.pem',
+    ]);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('error: --plan-json plan\\u001bc\\u202e.json does not exist');
+    expect(result.stderr.includes('\u001b') || result.stderr.includes('\u202e')).toBe(false);
+  });
+
   it('points an unknown command at the list of commands', async () => {
     const result = await runCli(['chek']);
     expect(result.exitCode).toBe(1);
