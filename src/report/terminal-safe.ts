@@ -7,8 +7,15 @@ import type { ReportView } from './view.js';
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this regex's purpose
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
+const visible = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+
 export function terminalSafe(text: string): string {
-  return text.replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return text.replace(UNSAFE, visible);
+}
+
+/** As terminalSafe, but for HTML: tabs and line breaks stay, since there they are only whitespace. */
+export function htmlSafeControls(text: string): string {
+  return text.replace(UNSAFE, (c) => (c === '\t' || c === '\n' || c === '\r' ? c : visible(c)));
 }
 
 /** The view with every string shown to a reader made terminal-safe. */

@@ -42,6 +42,12 @@ describe('html', () => {
     );
   });
 
+  it('shows control and bidirectional characters as \\u escapes; tabs and line breaks stay whitespace', () => {
+    expect(html`<td>${'a\u202eb\u0007c\u001bd\ne\tf'}</td>`.text).toBe(
+      '<td>a\\u202eb\\u0007c\\u001bd\ne\tf</td>',
+    );
+  });
+
   it('keeps nested html as is and drops null, undefined and false', () => {
     const inner = html`<b>${'<i>'}</b>`;
     expect(html`<p>${inner}${null}${undefined}${false}${0}</p>`.text).toBe('<p><b>&lt;i&gt;</b>0</p>');

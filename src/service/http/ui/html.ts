@@ -1,5 +1,6 @@
 // HTML built by a tagged template that escapes every interpolated value, unless it is already Html built
 // the same way. Values from plans, state and users (addresses, names, reasons) can only ever be text.
+import { htmlSafeControls } from '../../../report/terminal-safe.js';
 
 export class Html {
   constructor(readonly text: string) {}
@@ -28,7 +29,8 @@ function render(value: HtmlValue): string {
   if (value instanceof Html) return value.text;
   if (Array.isArray(value)) return value.map(render).join('');
   if (value === null || value === undefined || value === false) return '';
-  return escapeHtml(String(value));
+  // A bidirectional override would reorder what a reviewer reads, as in the text report: shown, not obeyed.
+  return escapeHtml(htmlSafeControls(String(value)));
 }
 
 export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): Html {
