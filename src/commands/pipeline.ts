@@ -58,8 +58,10 @@ export async function evaluatePlan(options: PipelineOptions): Promise<PipelineOu
       exitCode: advisoryWithoutDecision(error, { ...options, consequence: options.advisoryConsequence }),
     };
   }
-  const constructPaths = options.constructPaths?.(result.findings.map((f) => f.address));
-  const located = await options.locate?.(result.findings.map((f) => f.address));
+  const addresses = result.findings.map((f) => f.address);
+  const constructPaths = options.constructPaths?.(addresses);
+  // Locations and the fallback file only place findings: with none, the locator is not loaded or run.
+  const located = addresses.length > 0 ? await options.locate?.(addresses) : undefined;
   const unavailable = detailsUnavailable(result);
   await emitReports(
     {

@@ -59,6 +59,10 @@ const IDLE_INSTANCES_MAX = 4;
 export class IdleInstances {
   readonly #idle: LoadedPolicy[] = [];
 
+  get isEmpty(): boolean {
+    return this.#idle.length === 0;
+  }
+
   take(): LoadedPolicy | undefined {
     return this.#idle.pop();
   }

@@ -124,6 +124,23 @@ describe('idle instances', () => {
     expect(idle.take()).toBeUndefined();
   });
 
+  it('an instance prepared before the first plan is the one that plan takes, and decides as a fresh one', () => {
+    const engine = PolicyEngine.loadSync(undefined, { keepIdleInstances: true });
+    engine.prepare(data);
+    engine.prepare(data); // one is idle already: no second
+    const session = engine.openPlan(data, NOW);
+    const idle = (session as unknown as { idle: IdleInstances }).idle;
+    const prepared = idle.take();
+    expect(prepared).toBeDefined();
+    expect(idle.isEmpty).toBe(true);
+    idle.keep(prepared as never);
+    const changes = fc.sample(changeArb, { seed: 7, numRuns: 40 });
+    session.add(changes);
+    expect(idle.isEmpty).toBe(true); // taken by the session
+    expect(session.finish()).toEqual(evaluate(fresh, changes, changes.length));
+    expect(idle.take()).toBe(prepared);
+  });
+
   it('is off by default: an engine without the option keeps nothing', () => {
     const engine = PolicyEngine.loadSync();
     const session = engine.openPlan(data, NOW);

@@ -44,8 +44,12 @@ export class BundleEvaluator implements PlanEvaluator {
       `bundle ${path} (package ${bundle.packageId}, revision ${bundle.revision})`,
       now,
     );
-    // Compile the policy now, off the critical path: `tfgate apply` opens the evaluator while terraform plans.
-    evaluator.#engine = PolicyEngine.load(bundle.wasm, ENGINE_OPTIONS);
+    // Compile the policy and open an instance with the design's data now, off the critical path: `tfgate
+    // apply` opens the evaluator while terraform plans.
+    evaluator.#engine = PolicyEngine.load(bundle.wasm, ENGINE_OPTIONS).then((engine) => {
+      engine.prepare(bundle.data);
+      return engine;
+    });
     evaluator.#engine.catch(() => {}); // reported by evaluate(), which awaits it
     return evaluator;
   }
