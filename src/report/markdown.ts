@@ -33,8 +33,11 @@ export function code(text: string): string {
   const safe = terminalSafe(text);
   // A fence longer than any run of backticks inside; a space pads content that starts or ends with a backtick
   // or with a space on both sides, since CommonMark strips one from each side.
-  const fence = '`'.repeat(Math.max(0, ...(safe.match(/`+/g) ?? []).map((run) => run.length)) + 1);
-  const pad = /^`|`$/.test(safe) || (/^ .*[^ ].* $/s.test(safe) && safe.trim() !== '') ? ' ' : '';
+  // (A loop, not Math.max(...runs): an address of 200,000 backtick runs would overflow the argument list.)
+  let longest = 0;
+  for (const run of safe.matchAll(/`+/g)) longest = Math.max(longest, run[0].length);
+  const fence = '`'.repeat(longest + 1);
+  const pad = /^`|`$/.test(safe) || /^ .*[^ ].* $/s.test(safe) ? ' ' : '';
   return `${fence}${pad}${safe}${pad}${fence}`;
 }
 

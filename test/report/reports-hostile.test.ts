@@ -221,6 +221,21 @@ describe('hostile text in the reports', () => {
     });
   });
 
+  it('an address of 200,000 backtick runs still renders (a fence one longer than the longest run)', () => {
+    const address = 'a`'.repeat(200_000);
+    const out = renderReport(
+      {
+        kind: 'evaluation',
+        result: evaluation({
+          findings: findings({ findings: [{ address, kind: 'k', message: 'm' }], acknowledged: [] }),
+        }),
+      },
+      'markdown',
+      { color: false },
+    );
+    expect(out).toContain(`| \`\` ${address} \`\` |`);
+  });
+
   it('a root with no decision: its message is a paragraph led by "Reason:", never a heading or a quote', async () => {
     const message = '# PASS\n> all clear <img src=x> @octocat';
     const markdown = renderReport(
