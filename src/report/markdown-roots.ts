@@ -37,7 +37,8 @@ export function renderMarkdownRoots(report: RootsReport): string {
   );
   // The roots that need a reviewer first; the order within each group is the plans' order.
   const rank = (r: RootView) => (r.status === 'pass' ? 2 : r.status === 'block' ? 0 : 1);
-  for (const root of [...v.roots].sort((a, b) => rank(a) - rank(b))) out.push(...section(root));
+  for (const root of [...v.roots].sort((a, b) => rank(a) - rank(b)))
+    for (const line of section(root)) out.push(line);
   if (v.verdict === 'advisory') {
     out.push(
       '> [!WARNING]',

@@ -60,7 +60,7 @@ export function renderMarkdown(subject: ReportSubject): string {
     `### ${verdictIcon(view.verdict)} tfgate ${view.label}: ${cell(decisionLine(view))}`,
     '',
   ];
-  out.push(...markdownBody(view));
+  for (const line of markdownBody(view)) out.push(line);
   if (view.verdict === 'advisory') {
     out.push('> [!WARNING]', '> Advisory mode: this would have blocked, and nothing was stopped.', '');
   }
@@ -85,9 +85,10 @@ export function markdownBody(view: ReportView): string[] {
         ? '| | Rule | Severity | Address | Location | Kind | Why |'
         : '| | Rule | Severity | Address | Kind | Why |',
       withLocation ? '|---|---|---|---|---|---|---|' : '|---|---|---|---|---|---|',
-      ...open.map((r) => row(r, withLocation)),
-      '',
     );
+    // One push per row: spreading 150,000 findings into one call overflows the stack.
+    for (const r of open) out.push(row(r, withLocation));
+    out.push('');
   }
   const acknowledged = view.rows.filter((r) => r.status === 'acknowledged');
   if (acknowledged.length > 0) {
@@ -96,14 +97,16 @@ export function markdownBody(view: ReportView): string[] {
       '',
       '| Rule | Severity | Address | Acknowledged by | Reason |',
       '|---|---|---|---|---|',
-      ...acknowledged.map(
-        (r) =>
-          `| ${codeCell(r.rule)} | ${r.severity} | ${codeCell(r.address)} | ${cell(r.acknowledgement ? `${r.acknowledgement.by} (${r.acknowledgement.account}), ${r.acknowledgement.at}` : '')} | ${cell(r.acknowledgement?.reason ?? '')} |`,
-      ),
-      '',
-      '</details>',
-      '',
     );
+    for (const r of acknowledged) {
+      const by = r.acknowledgement
+        ? `${r.acknowledgement.by} (${r.acknowledgement.account}), ${r.acknowledgement.at}`
+        : '';
+      out.push(
+        `| ${codeCell(r.rule)} | ${r.severity} | ${codeCell(r.address)} | ${cell(by)} | ${cell(r.acknowledgement?.reason ?? '')} |`,
+      );
+    }
+    out.push('', '</details>', '');
   }
   const rules = [...new Set(open.map((r) => r.rule))];
   if (rules.length > 0) {

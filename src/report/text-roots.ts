@@ -15,7 +15,7 @@ export function renderTextRoots(report: RootsReport, options: ReportRenderOption
     const title = `${terminalSafe(root.root)} (plan ${terminalSafe(root.plan)}${packageId ? `, package ${terminalSafe(packageId)}` : ''})`;
     out.push('', p.bold(`== ${title}`));
     if (root.view) {
-      out.push(...textLines(terminalSafeView(root.view), p).map((line) => (line === '' ? '' : `   ${line}`)));
+      for (const line of textLines(terminalSafeView(root.view), p)) out.push(line === '' ? '' : `   ${line}`);
     } else {
       const reason = root.noDecision;
       out.push(

@@ -17,6 +17,8 @@ function severityPaint(p: Painter, severity: Severity, text: string): string {
   return text;
 }
 
+const MAX_PADDED_WIDTH = 80;
+
 function table(rows: FindingRow[], p: Painter): string[] {
   const located = rows.some((r) => r.location);
   const columns: readonly string[] = located ? LOCATED_COLUMNS : COLUMNS;
@@ -28,8 +30,14 @@ function table(rows: FindingRow[], p: Painter): string[] {
     r.kind || '-',
     r.why,
   ]);
-  // The last column is not padded: long messages wrap in the terminal instead of widening every line.
-  const widths = columns.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? '').length)));
+  // The last column is not padded: long messages wrap in the terminal instead of widening every line. Nor is
+  // any column past MAX_PADDED_WIDTH: a longer cell (a 1 MB address in a hostile plan) overflows its column
+  // rather than padding every other line to its length.
+  const widths = columns.map((h, i) => {
+    let width = h.length;
+    for (const c of cells) width = Math.max(width, Math.min((c[i] ?? '').length, MAX_PADDED_WIDTH));
+    return width;
+  });
   const line = (c: readonly string[], paint: (i: number, s: string) => string = (_i, s) => s) =>
     c
       .map((cell, i) => (i === c.length - 1 ? paint(i, cell) : paint(i, cell.padEnd(widths[i] ?? 0))))
@@ -66,7 +74,9 @@ export function textLines(view: ReportView, p: Painter): string[] {
   if (open.length > 0) {
     out.push('', view.subjectKind === 'gate' ? 'Blocking drift findings:' : 'Findings (* = blocking):');
     const [header, ...lines] = table(open, p);
-    out.push(`  ${header}`, ...lines.map((l, i) => `${open[i]?.blocking ? '*' : ' '} ${l}`));
+    out.push(`  ${header}`);
+    // One push per line: spreading 150,000 findings into one call overflows the stack.
+    for (const [i, l] of lines.entries()) out.push(`${open[i]?.blocking ? '*' : ' '} ${l}`);
   }
 
   const acknowledged = view.rows.filter((r) => r.status === 'acknowledged');
