@@ -25,10 +25,16 @@ const backendValueSchema: z.ZodMiniType<BackendValue> = z.lazy(() =>
   ]),
 );
 
+/**
+ * How deep `value` nests. A loop, not Math.max(...children): past ~120,000 settings in one block the spread
+ * overflows the call, which the default 1 MiB body limit keeps out of reach but a raised --max-json-body would not.
+ */
 function depth(value: unknown): number {
-  if (Array.isArray(value)) return 1 + Math.max(0, ...value.map(depth));
-  if (typeof value === 'object' && value !== null) return 1 + Math.max(0, ...Object.values(value).map(depth));
-  return 0;
+  if (typeof value !== 'object' || value === null) return 0;
+  let deepest = 0;
+  for (const child of Array.isArray(value) ? value : Object.values(value))
+    deepest = Math.max(deepest, depth(child));
+  return 1 + deepest;
 }
 
 const settingsSchema = z
