@@ -20,49 +20,116 @@ export function githubAnnotationsEnabled(env: NodeJS.ProcessEnv = process.env): 
   return env.GITHUB_ACTIONS === 'true';
 }
 
+/**
+ * GitHub shows 10 error, 10 warning and 10 notice annotations per step and drops the rest in the order printed
+ * (actions/toolkit, docs/problem-matchers.md, "Limitations"). So the decision goes first, and past the budget
+ * of a level its last slot says how many findings were left out: none is dropped without a word.
+ */
+export const ANNOTATIONS_PER_LEVEL = 10;
+
+type Level = 'error' | 'warning' | 'notice';
+
+interface Annotation {
+  level: Level;
+  /** The properties, escaped, each followed by a comma: `file=…,line=…,`. */
+  where?: string;
+  title: string;
+  message: string;
+}
+
 export function renderGithubAnnotations(subject: AnyReportSubject): string {
   if (subject.kind === 'roots') return rootsAnnotations(subject);
   const view = viewOf(subject);
-  const lines = findingAnnotations(view, '');
-  const summaryLevel = view.verdict === 'fail' ? 'error' : view.verdict === 'advisory' ? 'warning' : 'notice';
-  lines.push(
-    `::${summaryLevel} title=${escapeProperty(`tfgate ${view.label}`)}::${escapeData(decisionLine(view))}`,
-  );
-  return `${lines.join('\n')}\n`;
+  const summary: Annotation = {
+    level: levelOf(view.verdict),
+    title: `tfgate ${view.label}`,
+    message: decisionLine(view),
+  };
+  return withinBudget([summary], findingAnnotations(view, ''));
 }
 
-/** Many plans: each root's findings (titled with the root), then the combined decision. */
+/** Many plans: the combined decision and every root without a decision first, then the roots' findings. */
 function rootsAnnotations(report: RootsReport): string {
   const v = rootsViewOf(report);
-  const lines = v.roots.flatMap((root) => (root.view ? findingAnnotations(root.view, `${root.root}: `) : []));
+  const first: Annotation[] = [
+    { level: levelOf(v.verdict), title: 'tfgate plan evaluation', message: rootsDecisionLine(v) },
+  ];
   for (const root of v.roots) {
     if (!root.view) {
+      first.push({
+        level: 'error',
+        title: `tfgate ${root.root}: no decision`,
+        message: root.noDecision?.message ?? 'not evaluated',
+      });
+    }
+  }
+  return withinBudget(
+    first,
+    v.roots.flatMap((root) => (root.view ? findingAnnotations(root.view, `${root.root}: `) : [])),
+  );
+}
+
+function levelOf(verdict: ReportView['verdict']): Level {
+  return verdict === 'fail' ? 'error' : verdict === 'advisory' ? 'warning' : 'notice';
+}
+
+/** `first` always (the decision), then the findings of each level while the level has room, then the counts left out. */
+function withinBudget(first: readonly Annotation[], findings: readonly Annotation[]): string {
+  const room: Record<Level, number> = {
+    error: ANNOTATIONS_PER_LEVEL,
+    warning: ANNOTATIONS_PER_LEVEL,
+    notice: ANNOTATIONS_PER_LEVEL,
+  };
+  for (const a of first) room[a.level]--;
+  const total: Record<Level, number> = { error: 0, warning: 0, notice: 0 };
+  for (const a of findings) total[a.level]++;
+  const lines = first.map(line);
+  const shown: Record<Level, number> = { error: 0, warning: 0, notice: 0 };
+  for (const a of findings) {
+    // When a level's findings do not all fit, its last slot is kept for the line saying how many are left out.
+    const fits = total[a.level] <= room[a.level] ? room[a.level] : room[a.level] - 1;
+    if (shown[a.level] < fits) {
+      shown[a.level]++;
+      lines.push(line(a));
+    }
+  }
+  for (const level of ['error', 'warning', 'notice'] as const) {
+    const left = total[level] - shown[level];
+    if (left > 0 && room[level] > 0) {
       lines.push(
-        `::error title=${escapeProperty(`tfgate ${root.root}: no decision`)}::${escapeData(root.noDecision?.message ?? 'not evaluated')}`,
+        line({
+          level,
+          title: 'tfgate: more findings',
+          message: `${left} more ${left === 1 ? 'finding' : 'findings'} of this level not annotated (GitHub shows ${ANNOTATIONS_PER_LEVEL} per level and step); the report lists every finding`,
+        }),
       );
     }
   }
-  const level = v.verdict === 'fail' ? 'error' : v.verdict === 'advisory' ? 'warning' : 'notice';
-  lines.push(`::${level} title=tfgate plan evaluation::${escapeData(rootsDecisionLine(v))}`);
   return `${lines.join('\n')}\n`;
 }
 
-function findingAnnotations(view: ReportView, prefix: string): string[] {
-  const lines: string[] = [];
+function line(a: Annotation): string {
+  return `::${a.level} ${a.where ?? ''}title=${escapeProperty(a.title)}::${escapeData(a.message)}`;
+}
+
+function findingAnnotations(view: ReportView, prefix: string): Annotation[] {
+  const annotations: Annotation[] = [];
   for (const r of view.rows) {
     if (r.status === 'acknowledged') continue;
     // An advisory block warns; only an enforced block is an error.
     const level = r.blocking ? (view.verdict === 'advisory' ? 'warning' : 'error') : 'notice';
-    const title = `tfgate ${r.rule} (${r.severity})`;
     // file= and line= attach the annotation to the declaration in the pull request's diff.
     const where = r.location
       ? `file=${escapeProperty(r.location.file)},line=${r.location.line},`
       : view.fallbackFile
         ? `file=${escapeProperty(view.fallbackFile)},`
         : '';
-    lines.push(
-      `::${level} ${where}title=${escapeProperty(title)}::${escapeData(`${prefix}${r.address}: ${r.why}`)}`,
-    );
+    annotations.push({
+      level,
+      where,
+      title: `tfgate ${r.rule} (${r.severity})`,
+      message: `${prefix}${r.address}: ${r.why}`,
+    });
   }
-  return lines;
+  return annotations;
 }

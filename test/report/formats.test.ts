@@ -130,16 +130,38 @@ describe('junit report', () => {
 });
 
 describe('github annotations', () => {
-  it('emits one error per blocking finding and a summary, escaped', () => {
+  it('emits the decision first, then one error per blocking finding, escaped', () => {
     const result = evaluation();
     result.findings[0]!.message = 'line one\nline two: 100%';
     const out = renderGithubAnnotations({ kind: 'evaluation', result });
     const lines = out.trim().split('\n');
     expect(lines).toHaveLength(3);
-    expect(lines[0]).toBe(
+    expect(lines[0]).toMatch(/^::error title=tfgate plan evaluation::FAIL: 2 failures/);
+    expect(lines[1]).toBe(
       '::error title=tfgate unsanctioned_creation (high)::aws_sqs_queue.jobs: line one%0Aline two: 100%25',
     );
-    expect(lines[2]).toMatch(/^::error title=tfgate plan evaluation::FAIL: 2 failures/);
+  });
+
+  it('stays within the 10 annotations of a level GitHub shows per step, and says how many it left out', () => {
+    const base = evaluation().findings[0]!;
+    const findings = Array.from({ length: 25 }, (_, i) => ({ ...base, id: `f-${i}`, address: `q.q${i}` }));
+    const lines = renderGithubAnnotations({ kind: 'evaluation', result: evaluation({ findings }) })
+      .trim()
+      .split('\n');
+    const errors = lines.filter((l) => l.startsWith('::error '));
+    expect(errors).toHaveLength(10);
+    expect(errors[0]).toMatch(/title=tfgate plan evaluation::FAIL: 25 failures/);
+    expect(errors.slice(1, 9).map((l) => /::(q\.q\d+):/.exec(l)?.[1])).toEqual(
+      Array.from({ length: 8 }, (_, i) => `q.q${i}`),
+    );
+    expect(errors[9]).toBe(
+      '::error title=tfgate%3A more findings::17 more findings of this level not annotated (GitHub shows 10 per level and step); the report lists every finding',
+    );
+    // Exactly at the budget, nothing is left out and no such line is written.
+    const nine = evaluation({ findings: findings.slice(0, 9) });
+    const exact = renderGithubAnnotations({ kind: 'evaluation', result: nine }).trim().split('\n');
+    expect(exact).toHaveLength(10);
+    expect(exact.join('\n')).not.toContain('more findings');
   });
 
   it('shows control and bidirectional characters from a plan as \\u escapes; a line break stays %0A', () => {
@@ -148,9 +170,33 @@ describe('github annotations', () => {
     result.findings[0]!.message = 'a\r\nb';
     const lines = renderGithubAnnotations({ kind: 'evaluation', result }).trim().split('\n');
     expect(lines).toHaveLength(3);
-    expect(lines[0]).toBe(
+    expect(lines[1]).toBe(
       '::error title=tfgate unsanctioned_creation (high)::aws_sqs_queue.q["\\u001b[31m\\u202e\\u000d"]: a%0Ab',
     );
+  });
+
+  it('many plans: the combined decision and every root without a decision come before the findings', () => {
+    const base = evaluation().findings[0]!;
+    const findings = Array.from({ length: 12 }, (_, i) => ({ ...base, id: `f-${i}`, address: `q.q${i}` }));
+    const lines = renderGithubAnnotations({
+      kind: 'roots',
+      decision: 'no_decision',
+      minSeverity: 'high',
+      roots: [
+        {
+          root: 'app',
+          plan: 'app/plan.json',
+          subject: { kind: 'evaluation', result: evaluation({ findings }) },
+        },
+        { root: 'net', plan: 'net/plan.json', noDecision: { code: 'invalid_plan', message: 'not a plan' } },
+      ],
+    })
+      .trim()
+      .split('\n');
+    expect(lines[0]).toMatch(/^::error title=tfgate plan evaluation::/);
+    expect(lines[1]).toBe('::error title=tfgate net%3A no decision::not a plan');
+    expect(lines.filter((l) => l.startsWith('::error '))).toHaveLength(10);
+    expect(lines.at(-1)).toMatch(/^::error title=tfgate%3A more findings::5 more findings/);
   });
 
   it('downgrades an advisory block to warnings', () => {
