@@ -222,7 +222,9 @@ install_verdaccio() {
   log "verdaccio: $(PATH="$root/.tools/node-newest/bin:$PATH" "$bin/verdaccio" --version)"
 }
 
-# A PyPI tool in a virtualenv under the cache keyed by its pinned requirements' hash; prints the directory.
+# A PyPI tool in a virtualenv under the cache keyed by its pinned requirements' hash, left in $venv_dir. Not
+# printed for a $(…) to capture: set -e does not reach into a command substitution, so a failed pip install
+# there would go on to mark the virtualenv complete.
 install_pip_venv() {
   local name="$1" requirements="$2" digest dir
   digest="$(sha256sum "$requirements" | cut -c1-12)"
@@ -240,16 +242,15 @@ install_pip_venv() {
       rm -rf "$dir"
       python3 -m venv "$dir"
     fi
-    "$dir/bin/pip" install --quiet --disable-pip-version-check --no-input -r "$requirements" >&2
+    "$dir/bin/pip" install --quiet --disable-pip-version-check --no-input -r "$requirements"
     touch "$dir/.complete"
   fi
-  printf '%s\n' "$dir"
+  venv_dir="$dir"
 }
 
 install_schemathesis() {
-  local dir
-  dir="$(install_pip_venv schemathesis "$root/scripts/schemathesis-requirements.txt")"
-  ln -sf "$dir/bin/schemathesis" "$bin/schemathesis"
+  install_pip_venv schemathesis "$root/scripts/schemathesis-requirements.txt"
+  ln -sf "$venv_dir/bin/schemathesis" "$bin/schemathesis"
   log "schemathesis: $("$bin/schemathesis" --version)"
 }
 
@@ -257,9 +258,8 @@ install_schemathesis() {
 # markdown report's hostile-input test renders with it. A wrapper, not a link: a virtualenv's python finds
 # its packages only when started by its own path.
 install_cmark_gfm() {
-  local dir
-  dir="$(install_pip_venv cmark-gfm "$root/scripts/cmark-gfm-requirements.txt")"
-  printf '#!/bin/sh\nexec "%s/bin/python" "$@"\n' "$dir" >"$bin/cmark-gfm-python"
+  install_pip_venv cmark-gfm "$root/scripts/cmark-gfm-requirements.txt"
+  printf '#!/bin/sh\nexec "%s/bin/python" "$@"\n' "$venv_dir" >"$bin/cmark-gfm-python"
   chmod 755 "$bin/cmark-gfm-python"
   log "cmark-gfm: $("$bin/cmark-gfm-python" -c 'import importlib.metadata as m; print("cmarkgfm", m.version("cmarkgfm"))')"
 }
