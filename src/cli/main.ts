@@ -2,7 +2,7 @@
 // The one top-level catch: every command returns an exit code or throws; here errors become exit codes.
 import { type Command, CommanderError } from 'commander';
 import { ExitCode, exitCodeFor, formatError } from '../errors/index.js';
-import { terminalSafe } from '../report/terminal-safe.js';
+import { terminalSafeLines } from '../report/terminal-safe.js';
 import { recordedExitCode } from './exit-code.js';
 import { explainMissingOptions } from './missing-options.js';
 import { buildProgram } from './program.js';
@@ -21,7 +21,7 @@ async function main(argv: string[]): Promise<number> {
     if (isCommanderExit(error)) return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
     const explained = explainMissingOptions(error, running);
     // A message may quote a path, a key or a service's words: its control characters are shown, not obeyed.
-    process.stderr.write(`${formatError(explained).split('\n').map(terminalSafe).join('\n')}\n`);
+    process.stderr.write(`${terminalSafeLines(formatError(explained))}\n`);
     return exitCodeFor(explained);
   }
 }

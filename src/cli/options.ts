@@ -102,7 +102,7 @@ export function refuseRepeatedOptions(command: Command): void {
     (command as unknown as EventEmitter).prependListener(`option:${option.name()}`, (value: unknown) => {
       if (command.getOptionValueSource(key) !== 'cli') return;
       const flag = option.long ?? option.short ?? option.flags;
-      // Quoted and escaped as JSON: a value's control characters never reach the terminal.
+      // Quoted as JSON: an empty value or one with spaces reads unambiguously.
       const first = JSON.stringify(String(command.getOptionValue(key)));
       command.error(
         `error: ${flag} was given more than once (${first}, then ${JSON.stringify(String(value))}), but it takes one value and would keep only the last; give ${flag} once`,

@@ -46,7 +46,7 @@ export function explainExcessArguments(command: Command): void {
   });
 }
 
-/** A plain path as it is, anything else quoted and escaped: no control character reaches the terminal. */
+/** A plain path as it is, anything else quoted as JSON: spaces or an empty argument read unambiguously. */
 function asTyped(argument: string): string {
   return /^[\w./@:+=,~-]+$/.test(argument) ? argument : JSON.stringify(argument);
 }

@@ -1,7 +1,7 @@
 // GitHub Actions workflow commands (::error title=…::…), added to a run when GITHUB_ACTIONS=true.
 import { rootsDecisionLine, rootsViewOf } from './roots.js';
 import type { AnyReportSubject, RootsReport } from './subject.js';
-import { terminalSafe } from './terminal-safe.js';
+import { terminalSafeLines } from './terminal-safe.js';
 import { decisionLine, type ReportView, viewOf } from './view.js';
 
 /**
@@ -10,7 +10,7 @@ import { decisionLine, type ReportView, viewOf } from './view.js';
  * the text report: an annotation is read in the pull request and the log renders ANSI sequences.
  */
 function escapeData(s: string): string {
-  return s.split(/\r?\n/).map(terminalSafe).join('\n').replace(/%/g, '%25').replace(/\n/g, '%0A');
+  return terminalSafeLines(s).replace(/%/g, '%25').replace(/\n/g, '%0A');
 }
 function escapeProperty(s: string): string {
   return escapeData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');

@@ -1,6 +1,6 @@
 // JUnit XML for CI test tabs: one test case per finding, failures for blocking ones; a clean rule passes.
 import type { ReportSubject } from './subject.js';
-import { terminalSafe } from './terminal-safe.js';
+import { terminalSafe, visibleEscape } from './terminal-safe.js';
 import { decisionLine, type ReportView, viewOf } from './view.js';
 
 /**
@@ -10,7 +10,7 @@ import { decisionLine, type ReportView, viewOf } from './view.js';
  */
 export function xml(text: string): string {
   return terminalSafe(text)
-    .replace(/[\ufffe\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`)
+    .replace(/[\ufffe\uffff]/g, visibleEscape)
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')

@@ -7,15 +7,21 @@ import type { ReportView } from './view.js';
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this regex's purpose
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
-const visible = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+/** A character as its visible escape: U+001B as `\u001b`. */
+export const visibleEscape = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
 export function terminalSafe(text: string): string {
-  return text.replace(UNSAFE, visible);
+  return text.replace(UNSAFE, visibleEscape);
+}
+
+/** A message of several lines: each line terminal-safe, its line breaks (\n or \r\n) kept as \n. */
+export function terminalSafeLines(text: string): string {
+  return text.split(/\r?\n/).map(terminalSafe).join('\n');
 }
 
 /** As terminalSafe, but for HTML: tabs and line breaks stay, since there they are only whitespace. */
 export function htmlSafeControls(text: string): string {
-  return text.replace(UNSAFE, (c) => (c === '\t' || c === '\n' || c === '\r' ? c : visible(c)));
+  return text.replace(UNSAFE, (c) => (c === '\t' || c === '\n' || c === '\r' ? c : visibleEscape(c)));
 }
 
 /** The view with every string shown to a reader made terminal-safe. */

@@ -97,6 +97,15 @@ describe('the built CLI', () => {
     expect(result.stderr.includes('\u001b') || result.stderr.includes('\u202e')).toBe(false);
   });
 
+  it("shows the control characters commander's own errors quote as \\u escapes", async () => {
+    const option = await runCli(['check', '--x\u001b[2Jy']);
+    expect(option.exitCode).toBe(1);
+    expect(option.stderr).toContain("error: unknown option '--x\\u001b[2Jy'");
+    const command = await runCli(['chk\u001b[31m']);
+    expect(command.stderr).toContain("error: unknown command 'chk\\u001b[31m'");
+    expect(`${option.stderr}${command.stderr}`.includes('\u001b')).toBe(false);
+  });
+
   it('points an unknown command at the list of commands', async () => {
     const result = await runCli(['chek']);
     expect(result.exitCode).toBe(1);
