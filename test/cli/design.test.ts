@@ -51,6 +51,10 @@ describe('tfgate design', () => {
     expect(show.exitCode, show.stderr).toBe(0);
     expect(show.stdout).toContain(`revision ${pushed.revision}, approved at`);
     expect(show.stdout).toContain('aws_db_instance.ledger');
+    // The design as YAML, one line per line (its line breaks were once shown as "?" on one line).
+    expect(show.stdout).toMatch(/^package_id: orders$/m);
+    expect(show.stdout).toMatch(/^sanctioned_kinds:\n {2}- /m);
+    expect(show.stdout).not.toContain('?');
     const shown = JSON.parse(
       (await tfgate(['design', 'show', '--package', 'orders', '--format', 'json'])).stdout,
     );

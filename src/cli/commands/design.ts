@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { printable } from '../../client/redact.js';
 import type { DesignDiff } from '../../commands/design.js';
+import { terminalSafeLines } from '../../report/terminal-safe.js';
 import type { ManagementFlags } from '../normalise/management.js';
 import { addManagementOptions, printJson } from './management-output.js';
 
@@ -80,7 +81,7 @@ export function registerDesign(program: Command): void {
       : `awaiting approval (approved revision: ${printable(view.approved_revision ?? 'none')})`;
     process.stdout.write(
       `package ${printable(view.package_id)}${view.name ? ` (${printable(view.name)})` : ''}\nrevision ${printable(view.revision)}, ${approval}\n` +
-        `last drift check: ${printable(view.last_drift_check_at ?? 'never')}\n\n${printable(toYamlText(view.design), 100_000)}`,
+        `last drift check: ${printable(view.last_drift_check_at ?? 'never')}\n\n${designText(toYamlText(view.design))}`,
     );
   });
 
@@ -138,4 +139,10 @@ function diffText(diff: DesignDiff): string {
   list('-', 'catalog', diff.catalog.removed);
   list('~', 'catalog', diff.catalog.changed);
   return `${lines.join('\n')}\n`;
+}
+
+/** The design as YAML, line by line: its line breaks kept, any other control character shown as an escape. */
+function designText(yaml: string): string {
+  const text = terminalSafeLines(yaml);
+  return text.endsWith('\n') ? text : `${text}\n`;
 }

@@ -56,7 +56,7 @@ export function registerRunTask(program: Command): void {
     if (format === 'json') return printJson(view);
     process.stdout.write(
       view.configured
-        ? `run task of package ${printable(view.package_id)}: configured, min severity ${view.min_severity ?? 'low'}\n  Endpoint URL: ${printable(view.url)}\n  allowed origins: ${view.allowed_origins.map(printable).join(', ')}\n`
+        ? `run task of package ${printable(view.package_id)}: configured, min severity ${view.min_severity ?? 'low'}\n  Endpoint URL: ${printable(view.url)}\n  allowed origins: ${view.allowed_origins.map((origin) => printable(origin)).join(', ')}\n`
         : `run task of package ${printable(view.package_id)}: not configured; set it up with tfgate run-task configure --package ${printable(view.package_id)} --generate-key\n`,
     );
   });

@@ -57,6 +57,11 @@ describe('tfgate run-task', () => {
     expect(shown.exitCode).toBe(0);
     expect(JSON.parse(shown.stdout)).toMatchObject({ configured: true, min_severity: 'high' });
     expect(shown.stdout + shown.stderr).not.toContain(key);
+    const text = await tfgate(['run-task', 'show', '--package', 'payments']);
+    expect(text.exitCode, text.stderr).toBe(0);
+    // Every origin in full (each was once cut to its list index's length: "…").
+    expect(text.stdout.split('\n')).toContain(`  allowed origins: ${hcp.origin}`);
+    expect(text.stdout + text.stderr).not.toContain(key);
   }, 60_000);
 
   it('takes the key from TFGATE_RUN_TASK_HMAC_KEY and never prints it', async () => {
