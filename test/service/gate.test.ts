@@ -214,6 +214,35 @@ describe('drift findings', () => {
     expect((await gate(id, '?fail_status=true')).status).toBe(409);
   });
 
+  it('are judged against the approved design only: a design awaiting approval is not checked against, and acknowledgements stay', async () => {
+    const id = await createApprovedPackage(svc, design('proposal'), { observedState: STATE_WITH_QUEUE });
+    expect((await check(id)).body).toMatchObject({ opened: 1 });
+    const [finding] = await findings(id, 'open');
+    expect((await ack(id, finding!.id)).status).toBe(200);
+    // A proposal that sanctions the queue, not approved: checking against it would resolve the finding and,
+    // once the approved design is back, reopen it with its acknowledgement gone.
+    const proposal = `${design(id).replace('[relational_database, generic_data]', '[relational_database, generic_data, queue]')}`;
+    expect(proposal).not.toBe(design(id));
+    const proposed = await api(svc, 'PUT', `${CONFORMANCE}/packages/${id}`, {
+      body: proposal,
+      headers: { 'Content-Type': 'application/yaml' },
+    });
+    expect(proposed.body).toMatchObject({ changed: true, approved: false });
+    const refused = await check(id);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ error: { code: 'package_not_approved' } });
+    expect(await findings(id, 'resolved')).toEqual([]);
+
+    const back = await api(svc, 'PUT', `${CONFORMANCE}/packages/${id}`, {
+      body: design(id),
+      headers: { 'Content-Type': 'application/yaml' },
+    });
+    expect(back.body).toMatchObject({ approved: true });
+    expect((await check(id)).body).toMatchObject({ opened: 0, reopened: 0, resolved: 0 });
+    expect((await findings(id, 'acknowledged')).map((f) => f.id)).toEqual([finding!.id]);
+    expect((await gate(id, '?fail_status=true')).status).toBe(200);
+  });
+
   it('a drift check without observed state is 409 observed_state_missing, never a pass', async () => {
     const id = await createApprovedPackage(svc, design('nostate'));
     const res = await gate(id, '?fail_status=true');

@@ -36,6 +36,9 @@ const failStatus = {
 const readGated = { scope: 'compliance:read', minPlan: GATE_MIN_PLAN, pkg: 'approved' } as const;
 const readPackage = { scope: 'compliance:read', pkg: 'existing' } as const;
 const writePackage = { scope: 'compliance:write', pkg: 'existing' } as const;
+// Drift is divergence from the approved design: a design awaiting approval is not checked against (its
+// findings would resolve or open, and acknowledgements be dropped, by a design no one approved).
+const checkApprovedPackage = { scope: 'compliance:write', pkg: 'approved' } as const;
 const ADMIN = { tag: 'admin', access: { scope: 'admin' } } as const;
 
 const json = (status: number, body: unknown, headers?: Record<string, string>): Reply => ({
@@ -254,7 +257,7 @@ export const ROUTES: readonly Route[] = [
     operationId: 'runDriftCheck',
     summary: 'Run a drift check now',
     tag: 'management',
-    access: writePackage,
+    access: checkApprovedPackage,
     responses: { 200: { description: 'the check', schema: s.driftCheckSchema } },
     errors: [
       { status: 409, codes: ['observed_state_missing'] },
