@@ -33,6 +33,36 @@ describe('health and OpenAPI', () => {
     expect(doc.body.paths).toHaveProperty(['/v1/admin/accounts/{name}/api-keys']);
   });
 
+  it('documents each body as sent: a 409 is the decision or the error body; a JSON request body is an object', async () => {
+    type Doc = { paths: Record<string, Record<string, Operation>> };
+    type Operation = {
+      responses: Record<string, { content?: Record<string, { schema: unknown }> }>;
+      requestBody?: { content: Record<string, { schema: { type?: string } }> };
+    };
+    const doc = (await api<Doc>(svc, 'GET', `${CONFORMANCE}/openapi.json`, { key: null })).body;
+    const op = (path: string, method: string) =>
+      doc.paths[`${CONFORMANCE}/packages/{package_id}${path}`]![method]!;
+    const schema409 = (o: Operation) => o.responses['409']!.content!['application/json']!.schema;
+    const ERROR = { $ref: '#/components/schemas/Error' };
+    // package_not_approved and observed_state_missing are the error body, gate_blocked the decision with it.
+    expect(schema409(op('/gate', 'post'))).toEqual({
+      anyOf: [{ $ref: '#/components/schemas/GateResult' }, ERROR],
+    });
+    expect(schema409(op('/evaluate/terraform', 'post'))).toEqual({
+      anyOf: [{ $ref: '#/components/schemas/EvaluationResult' }, ERROR],
+    });
+    expect(schema409(op('/drift-checks', 'post'))).toEqual(ERROR);
+    // A plan, a state and a design in JSON are objects (a JSON string is refused with 400).
+    for (const [path, method] of [
+      ['/evaluate/terraform', 'post'],
+      ['/observed-state', 'put'],
+      ['', 'put'],
+    ] as const) {
+      expect(op(path, method).requestBody!.content['application/json']!.schema.type).toBe('object');
+    }
+    expect(op('', 'put').requestBody!.content['application/yaml']!.schema.type).toBe('string');
+  });
+
   it('answers an unknown route with 404 not_found in the error shape', async () => {
     const res = await api(svc, 'GET', '/v2/nothing');
     expect(res.status).toBe(404);

@@ -8,7 +8,13 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { CONFORMANCE, createApprovedPackage, startService, type TestService } from '../helpers/service.js';
+import {
+  api,
+  CONFORMANCE,
+  createApprovedPackage,
+  startService,
+  type TestService,
+} from '../helpers/service.js';
 import { design, STATE_WITH_QUEUE } from './fixtures.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -28,8 +34,16 @@ beforeAll(async () => {
   // No state backend allowed: PUT …/state-source is still fuzzed (every body is checked, then refused with a
   // 400), but no gate reads a backend that random input chose, whose failed read is a documented 502.
   svc = await startService({ process: true, env: { TFGATE_STATE_BACKENDS: 'none' } });
-  // The package the config's dictionary names: approved, with observed state, so the gate decides.
+  // The packages the config's dictionary names: approved with observed state, so the gate decides; approved
+  // without it, and never approved, so the gate's and the evaluation's 409 errors are checked against the
+  // document too.
   await createApprovedPackage(svc, design('seeded'), { observedState: STATE_WITH_QUEUE });
+  await createApprovedPackage(svc, design('stateless'));
+  const proposed = await api(svc, 'PUT', `${CONFORMANCE}/packages/proposed`, {
+    body: design('proposed'),
+    headers: { 'Content-Type': 'application/yaml' },
+  });
+  expect(proposed.status).toBe(201);
   workDir = mkdtempSync(join(tmpdir(), 'tfgate-schemathesis-'));
 });
 
@@ -75,5 +89,10 @@ it('finds no 5xx and no response outside the OpenAPI document', { timeout: 240_0
   for (const route of ['gate', 'getBundle', 'getPackage', 'listFindings', 'listAudit']) {
     expect(answered(route), `${route} never answered 200`).toBeGreaterThan(0);
   }
+  // …and the gate's 409 errors (not approved, no observed state) were checked against the document too.
+  const gateErrors = requests.filter(
+    (e) => e.route === 'gate' && e.status === 409 && !String(e.path).includes('/packages/seeded/'),
+  );
+  expect(gateErrors.length, 'the gate never answered a 409 error').toBeGreaterThan(0);
   expect(requests.filter((e) => Number(e.status) >= 500)).toEqual([]);
 });

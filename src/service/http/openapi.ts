@@ -75,8 +75,12 @@ export function buildOpenApi(routes: readonly Route[], version: string): JsonObj
           : {
               required: true,
               description: body.description,
+              // Streamed or read as text, but a JSON body is a JSON object (a plan, a state, a design).
               content: Object.fromEntries(
-                body.contentTypes.map((type) => [type, { schema: { type: 'string' } }]),
+                body.contentTypes.map((type) => [
+                  type,
+                  { schema: { type: type === 'application/json' ? 'object' : 'string' } },
+                ]),
               ),
             };
     }
@@ -114,8 +118,12 @@ export function buildOpenApi(routes: readonly Route[], version: string): JsonObj
       errorStatuses.set(extra.status, [...(errorStatuses.get(extra.status) ?? []), ...extra.codes]);
     }
     for (const [status, codes] of errorStatuses) {
-      if (responses[status]) {
-        responses[status].description = `${responses[status].description}; errors: ${codes.join(', ')}`;
+      const declared = responses[status];
+      if (declared) {
+        declared.description = `${declared.description}; errors: ${codes.join(', ')}`;
+        // The route's own body (a blocked decision with its error) or, for any other code, the error body.
+        const json = (declared.content as Record<string, JsonObject> | undefined)?.['application/json'];
+        if (json) json.schema = { anyOf: [json.schema, errorRef] };
         continue;
       }
       responses[status] = {

@@ -86,7 +86,7 @@ export const ROUTES: readonly Route[] = [
     responses: {
       200: { description: 'the decision (pass, or block without fail_status)', schema: s.gateResultSchema },
       409: {
-        description: 'blocked with fail_status=true (error code gate_blocked), or package_not_approved',
+        description: 'blocked with fail_status=true: the decision with error code gate_blocked',
         schema: s.gateResultSchema,
       },
     },
@@ -126,7 +126,7 @@ export const ROUTES: readonly Route[] = [
     responses: {
       200: { description: 'the evaluation', schema: s.evaluationResultSchema },
       409: {
-        description: 'blocked with fail_status=true (error code evaluation_blocked)',
+        description: 'blocked with fail_status=true: the evaluation with error code evaluation_blocked',
         schema: s.evaluationResultSchema,
       },
     },
