@@ -120,6 +120,32 @@ describe('malformed request lines', () => {
 
 describe('text the store cannot hold (NUL, unpaired surrogates) in bodies', () => {
   const C = '/v1/analysis/conformance';
+
+  it('a design that is not UTF-8 is 400, in YAML and JSON, and nothing is stored (it was read as U+FFFD)', async () => {
+    for (const [type, text] of [
+      ['application/yaml', 'package_id: latin1\nname: "caf\xe9"\nsanctioned_kinds: []\ncapabilities: []\n'],
+      [
+        'application/json',
+        '{"package_id":"latin1","name":"caf\xe9","sanctioned_kinds":[],"capabilities":[]}',
+      ],
+    ] as const) {
+      const put = await api<{ error: { code: string; message: string } }>(
+        svc,
+        'PUT',
+        `${C}/packages/latin1`,
+        {
+          body: Buffer.from(text, 'latin1'),
+          headers: { 'Content-Type': type },
+        },
+      );
+      expect(put.status, put.text).toBe(400);
+      expect(put.body.error.message).toBe(
+        'the request body is not UTF-8 text; send the document encoded as UTF-8',
+      );
+    }
+    expect((await api(svc, 'GET', `${C}/packages/latin1`)).status).toBe(404);
+  });
+
   const design = (name: string) =>
     `{"package_id":"text-edges","name":"${name}","sanctioned_kinds":[],"capabilities":[]}`;
   const state = (address: string) =>

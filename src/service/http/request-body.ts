@@ -86,6 +86,19 @@ export async function readRequestBody(req: IncomingMessage, spec: BodySpec, limi
     return readJson(body, spec.schema, limit);
   }
   if (!spec.contentTypes.includes(type)) throw unsupportedMediaType(type, spec.contentTypes);
-  if (spec.kind === 'text') return (await readSmallBody(body, limit)).toString('utf8');
+  if (spec.kind === 'text') return utf8Text(await readSmallBody(body, limit));
   return body;
+}
+
+/** The body as text; bytes that are not UTF-8 are refused, never replaced with U+FFFD and stored so. */
+function utf8Text(bytes: Buffer): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new ServiceError(
+      400,
+      'invalid_parameter',
+      'the request body is not UTF-8 text; send the document encoded as UTF-8',
+    );
+  }
 }
