@@ -36,6 +36,21 @@ describe('parseUntrustedJson', () => {
       expect.objectContaining({ loneSurrogate: undefined }),
     );
   });
+  it("shows a deep path's two ends in the message (10,000 levels of [0] made a 30 KB message), the whole in .path", () => {
+    const deep = `{"reason":${'['.repeat(20_000)}${']'.repeat(20_000)}}`;
+    let error: JsonScanError | undefined;
+    try {
+      parseUntrustedJson(deep);
+    } catch (caught) {
+      error = caught as JsonScanError;
+    }
+    expect(error).toBeInstanceOf(JsonScanError);
+    expect(error!.path!.length).toBeGreaterThan(29_000);
+    expect(error!.message.length).toBeLessThan(400);
+    expect(error!.message).toBe(
+      `nesting deeper than 10000 levels is not accepted at byte 10009 ($.reason${'[0]'.repeat(37)}…${'[0]'.repeat(33)})`,
+    );
+  });
 });
 
 describe('checkUntrustedJson', () => {

@@ -14,8 +14,18 @@ export class JsonScanError extends Error {
     /** Set when the problem is an unpaired surrogate escape: the code unit, e.g. "D800". */
     readonly loneSurrogate?: string,
   ) {
-    super(`${reason} at byte ${offset}${path ? ` (${exact ? '' : 'inside '}${path})` : ''}`);
+    super(`${reason} at byte ${offset}${path ? ` (${exact ? '' : 'inside '}${shownPath(path)})` : ''}`);
   }
+}
+
+/** A path as a message shows it: whole up to 240 characters, else its two ends (10,000 levels of `[0]` are 30 KB). */
+function shownPath(path: string): string {
+  if (path.length <= 240) return path;
+  // Cut at the steps' starts, so no step shows half of itself.
+  const head = path.slice(0, 120);
+  const tail = path.slice(-100);
+  const tailStart = tail.search(/[.[]/);
+  return `${head.slice(0, Math.max(head.lastIndexOf('['), head.lastIndexOf('.'), 1))}…${tailStart < 0 ? tail : tail.slice(tailStart)}`;
 }
 
 /**
