@@ -5,6 +5,7 @@ import { UsageError } from '../errors/index.js';
 import { plainIssueMessage } from '../errors/options.js';
 import { readFileWithin } from '../fs/read-within.js';
 import * as z from '../schemas/zod.js';
+import { lineNestedDeeperThan, MAX_DESIGN_NESTING } from './nesting.js';
 
 export const PACKAGE_ID_PATTERN = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 // Terraform resource type names and kind names: lowercase words joined by underscores.
@@ -90,6 +91,17 @@ const FIELDS_BY_DEPTH: Record<string, readonly string[]> = {
 
 /** Parse a design from YAML or JSON text. Throws UsageError naming the file, the field path and the line. */
 export function parseDesign(text: string, source: string): Design {
+  const deepAt = lineNestedDeeperThan(text);
+  if (deepAt !== undefined) {
+    throw new UsageError(
+      'invalid_design',
+      `${source}:${deepAt}: the design nests deeper than ${MAX_DESIGN_NESTING} levels`,
+      {
+        hint: 'a design is a few levels deep: package_id, sanctioned_kinds, capabilities with depends_on, catalog; see the README ("The approved design")',
+        details: { source, line: deepAt },
+      },
+    );
+  }
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, uniqueKeys: true });
   const syntaxError = doc.errors[0];
@@ -101,7 +113,7 @@ export function parseDesign(text: string, source: string): Design {
       'invalid_design',
       `${source}${line ? `:${line}` : ''}: not valid YAML or JSON: ${what}`,
       {
-        hint: 'fix the syntax; the design format is described in the README ("Design format")',
+        hint: 'fix the syntax; the design format is described in the README ("The approved design")',
         details: { source, ...(line ? { line } : {}) },
       },
     );
@@ -138,7 +150,7 @@ export function parseDesign(text: string, source: string): Design {
   const others = issues.length - 1;
   const more = others > 0 ? ` (and ${others} more ${others === 1 ? 'problem' : 'problems'})` : '';
   throw new UsageError('invalid_design', `${source}${line ? `:${line}` : ''}: ${field}: ${message}${more}`, {
-    hint: 'the design format is described in the README ("Design format")',
+    hint: 'the design format is described in the README ("The approved design")',
     details: { source, field, ...(line ? { line } : {}) },
   });
 }

@@ -2,8 +2,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
 import { designSchema, formatPath, loadDesign, parseDesign } from '../../src/design/index.js';
+import { lineNestedDeeperThan } from '../../src/design/nesting.js';
 import { UsageError } from '../../src/errors/index.js';
 
 const example = fileURLToPath(new URL('../../examples/designs/payments.yaml', import.meta.url));
@@ -189,5 +192,50 @@ describe('formatPath', () => {
   it('writes paths the way a reader would', () => {
     expect(formatPath(['capabilities', 1, 'depends_on', 0])).toBe('capabilities[1].depends_on[0]');
     expect(formatPath([])).toBe('');
+  });
+});
+
+describe('nesting', () => {
+  it('refuses a design nested past 64 levels in plain words, naming the line, before yaml can overflow the stack', () => {
+    const flow = `package_id: deep\nname: ${'['.repeat(200_000)}${']'.repeat(200_000)}\n`;
+    expect(errorOf(flow).message).toBe('design.yaml:2: the design nests deeper than 64 levels');
+    const compact = `package_id: deep\nsanctioned_kinds: []\nname:\n  ${'- '.repeat(100_000)}x\n`;
+    expect(errorOf(compact).message).toBe('design.yaml:4: the design nests deeper than 64 levels');
+    let indented = 'package_id: deep\n';
+    for (let level = 0; level < 70; level++) indented += `${' '.repeat(level)}k${level}:\n`;
+    // k0 is a key of the top mapping (level 1), so line n + 2 holds k{n} at level n + 1: line 66, level 65.
+    expect(errorOf(indented).code).toBe('invalid_design');
+    expect(errorOf(indented).message).toBe('design.yaml:66: the design nests deeper than 64 levels');
+    const json = `{"package_id":"deep","name":${'['.repeat(5_000)}${']'.repeat(5_000)}}`;
+    expect(errorOf(json, 'design.json').message).toBe(
+      'design.json:1: the design nests deeper than 64 levels',
+    );
+  });
+
+  it('counts lines through multi-line scalars', () => {
+    const text = `package_id: deep\nname: "two\n  lines"\nnote: |\n  a\n  b\nx: ${'['.repeat(70)}${']'.repeat(70)}\n`;
+    expect(lineNestedDeeperThan(text)).toBe(7);
+  });
+
+  it('never refuses what nests at most as deep as the limit, and always refuses what nests deeper (block and flow)', () => {
+    const { tree } = fc.letrec<{ tree: unknown }>((tie) => ({
+      tree: fc.oneof(
+        { depthSize: 'small', withCrossShrink: true },
+        fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null)),
+        fc.array(tie('tree'), { maxLength: 3 }),
+        fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }), tie('tree'), { maxKeys: 3 }),
+      ),
+    }));
+    const depth = (value: unknown): number =>
+      value !== null && typeof value === 'object' ? 1 + Math.max(0, ...Object.values(value).map(depth)) : 0;
+    fc.assert(
+      fc.property(tree, fc.boolean(), (value, flowStyle) => {
+        const text = stringify(value, flowStyle ? { collectionStyle: 'flow' } : {});
+        const d = depth(value);
+        expect(lineNestedDeeperThan(text, d), text).toBeUndefined();
+        if (d > 0) expect(lineNestedDeeperThan(text, d - 1), text).toBeDefined();
+      }),
+      { numRuns: 500 },
+    );
   });
 });

@@ -121,6 +121,21 @@ describe('malformed request lines', () => {
 describe('text the store cannot hold (NUL, unpaired surrogates) in bodies', () => {
   const C = '/v1/analysis/conformance';
 
+  it('a design nested thousands deep is 400 invalid_design in plain words (it was "Maximum call stack size exceeded")', async () => {
+    for (const [type, text] of [
+      ['application/json', `{"package_id":"deep","name":${'['.repeat(20_000)}${']'.repeat(20_000)}}`],
+      ['application/yaml', `package_id: deep\nname:\n  ${'- '.repeat(20_000)}x\n`],
+    ] as const) {
+      const put = await api<{ error: { code: string; message: string } }>(svc, 'PUT', `${C}/packages/deep`, {
+        body: text,
+        headers: { 'Content-Type': type },
+      });
+      expect(put.status, put.text).toBe(400);
+      expect(put.body.error.code).toBe('invalid_design');
+      expect(put.body.error.message).toMatch(/nests deeper than 64 levels$/);
+    }
+  });
+
   it('a design that is not UTF-8 is 400, in YAML and JSON, and nothing is stored (it was read as U+FFFD)', async () => {
     for (const [type, text] of [
       ['application/yaml', 'package_id: latin1\nname: "caf\xe9"\nsanctioned_kinds: []\ncapabilities: []\n'],
