@@ -187,6 +187,16 @@ describe('many plans, one verdict', () => {
     expect(result.stderr).toContain('names package corpus-cloud but no bundle');
   });
 
+  it('a map nested thousands deep is a usage error saying so (yaml would overflow the stack)', async () => {
+    await writeFile(
+      join(repo, 'deep.yaml'),
+      `plans:\n  - plan_json: ${'['.repeat(50_000)}${']'.repeat(50_000)}\n`,
+    );
+    const result = await check('--plan-map', 'deep.yaml');
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('deep.yaml is not YAML or JSON: line 2 nests deeper than 64 levels');
+  });
+
   it('a map entry whose package is not a package id is a usage error naming the entry', async () => {
     await writeFile(
       join(repo, 'bad-id.yaml'),
