@@ -229,7 +229,10 @@ describe('examples/spacelift runner image recipe', () => {
         all: true,
       });
       expect(checked.exitCode, String(checked.all)).toBe(0);
-      const [install, smoke] = JSON.parse(readFileSync(stepsFile, 'utf8')) as RunnerStep[];
+      const [system, install, smoke] = JSON.parse(readFileSync(stepsFile, 'utf8')) as RunnerStep[];
+      // Alpine's nodejs and npm: apk cannot run on this Debian machine, so the sandbox stands in with this
+      // machine's Node.js (the PATH below), and --engine-strict in the install step checks it as it would Alpine's.
+      expect(system).toMatchObject({ user: 'root', script: 'apk add --no-cache nodejs npm' });
       expect(install?.user).toBe('root');
       expect(smoke?.user).toBe('spacelift');
 

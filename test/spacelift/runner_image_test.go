@@ -121,7 +121,13 @@ func TestRunnerImageRecipe(t *testing.T) {
 		t.Errorf("the image ends as USER %q; Spacelift runs as %q", user, runUser)
 	}
 	installs := 0
+	nodeAdded := false
 	for _, step := range steps {
+		// Spacelift's image (spacelift-io/runner-terraform, Alpine) has no Node.js: apk adds it, as root, first.
+		if strings.HasPrefix(step.Script, "apk add ") && strings.Contains(step.Script, " nodejs") &&
+			strings.Contains(step.Script, " npm") && step.User == "root" && installs == 0 {
+			nodeAdded = true
+		}
 		if strings.Contains(step.Script, "npm install --global") {
 			installs++
 			if step.User != "root" {
@@ -134,6 +140,9 @@ func TestRunnerImageRecipe(t *testing.T) {
 	}
 	if installs != 1 {
 		t.Errorf("%d RUNs install tfgate; want one", installs)
+	}
+	if !nodeAdded {
+		t.Error("no RUN adds Node.js and npm (apk add nodejs npm, as root) before the install: the base image has neither")
 	}
 	last := steps[len(steps)-1]
 	if last.User != runUser || !strings.HasPrefix(last.Script, "tfgate ") {
