@@ -217,7 +217,7 @@ describe('readPlan refuses what is not a plan, saying where and what was expecte
   it("terraform's human-readable output instead of JSON", async () => {
     const error = await readError('Terraform will perform the following actions:');
     expect(error.message).toMatch(
-      /not JSON: expected '\{', found text starting "Terraform will perform t…" \(byte 0/,
+      /not JSON: expected '\{', found text starting "Terraform …", terraform's human-readable output: give the output of `terraform show -json` \(byte 0/,
     );
     expect(error.offset).toBe(0);
   });
@@ -226,15 +226,35 @@ describe('readPlan refuses what is not a plan, saying where and what was expecte
     for (const chunking of CHUNKINGS) {
       // Even byte by byte, as a pipe may deliver it: the reader holds the first bytes until a word fits.
       expect((await readError('this is not a plan\n', chunking)).message).toMatch(
-        /not JSON: expected '\{', found text starting "this is not a plan"/,
+        /not JSON: expected '\{', found text \(not shown: it may hold secrets\)/,
       );
       expect((await readError('nothing to see', chunking)).message).not.toMatch(/boolean|null/);
       // A word cut by the end of the input is text, not a literal still arriving.
-      expect((await readError('tr', chunking)).message).toMatch(/found text starting "tr"/);
-      expect((await readError('n', chunking)).message).toMatch(/found text starting "n"/);
+      expect((await readError('tr', chunking)).message).toMatch(/found text \(not shown/);
+      expect((await readError('n', chunking)).message).toMatch(/found text \(not shown/);
       // A real literal is still named as what it is.
       expect((await readError('true', chunking)).message).toMatch(/found a boolean/);
       expect((await readError('null\n', chunking)).message).toMatch(/found null/);
+    }
+  });
+
+  it('a secrets file given as the plan is named as text, never quoted (the error lands in CI logs)', async () => {
+    for (const chunking of CHUNKINGS) {
+      for (const text of [
+        'TOKEN=ghp_A1b2C3d4E5f6G7h8I9j0\n',
+        'db_password = "Hunter2-S3cret"\n',
+        'Terraformtoken=abc\n',
+      ]) {
+        const message = (await readError(text, chunking)).message;
+        expect(message).toMatch(/found text \(not shown: it may hold secrets\)/);
+        expect(message).not.toMatch(/ghp_|Hunter2|TOKEN|password|token/);
+      }
+      // A PEM private key: its label only.
+      const key = (
+        await readError('-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n', chunking)
+      ).message;
+      expect(key).toMatch(/found a PEM block \("-----BEGIN PRIVATE KEY-----"\)/);
+      expect(key).not.toContain('MIIE');
     }
   });
 
@@ -246,9 +266,11 @@ describe('readPlan refuses what is not a plan, saying where and what was expecte
   it('a PEM key or a lone dash is text, not "a number"; a negative number is still a number', async () => {
     for (const chunking of CHUNKINGS) {
       const pem = await readError('-----BEGIN PUBLIC KEY-----\nMIIB\n', chunking);
-      expect(pem.message).toMatch(/not JSON: expected '\{', found text starting "-----BEGIN PUBLIC KEY---…"/);
+      expect(pem.message).toMatch(
+        /not JSON: expected '\{', found a PEM block \("-----BEGIN PUBLIC KEY-----"\): a key or certificate, not a plan/,
+      );
       expect(pem.offset).toBe(0);
-      expect((await readError('-', chunking)).message).toMatch(/found text starting "-"/);
+      expect((await readError('-', chunking)).message).toMatch(/found text \(not shown/);
       expect((await readError('-12', chunking)).message).toMatch(/found a number/);
     }
   });

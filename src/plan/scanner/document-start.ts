@@ -22,7 +22,7 @@ export function documentStartProblem(buf: Buffer, i: number, c: number, last: bo
     (isLetter(c) && !(c in LITERALS && literalStartsAt(buf, i, LITERALS[c]!.bytes, last))) ||
     (c === 0x2d && startsText(buf, i + 1, last))
   )
-    return `not JSON: expected '{', found text starting ${textPreview(buf, i)}`;
+    return `not JSON: expected '{', found ${describeText(buf, i)}`;
   if (!startsValue(c)) return `not JSON: expected '{', found ${describeByte(c)}`;
   return undefined;
 }
@@ -49,10 +49,21 @@ function literalStartsAt(buf: Buffer, i: number, literal: Uint8Array, last: bool
   return after === undefined || !isLetter(after);
 }
 
-/** Up to 24 printable ASCII characters from i, quoted, stopping at the first other byte. */
-function textPreview(buf: Buffer, i: number): string {
-  let end = i;
-  while (end < buf.length && end - i < 24 && buf[end]! >= 0x20 && buf[end]! <= 0x7e) end++;
-  const more = end < buf.length && buf[end]! >= 0x20 && buf[end]! <= 0x7e ? '…' : '';
-  return `"${buf.toString('latin1', i, end).replace(/["\\]/g, '\\$&')}${more}"`;
+const PEM_START = /^-----BEGIN ([A-Z0-9]+(?: [A-Z0-9]+)*)-----/;
+const PRODUCT_WORD = /^(Terraform|OpenTofu) /;
+
+/**
+ * Text named by what it is, never quoted: a file given in the plan's place may be a `.env` or a tfvars file,
+ * and the error lands in CI logs. Only a PEM block's label and terraform's own name are shown.
+ */
+function describeText(buf: Buffer, i: number): string {
+  const start = buf.toString('latin1', i, Math.min(buf.length, i + 80));
+  const pem = PEM_START.exec(start);
+  if (pem) return `a PEM block ("-----BEGIN ${pem[1]}-----"): a key or certificate, not a plan`;
+  const product = PRODUCT_WORD.exec(start);
+  if (product) {
+    const command = product[1] === 'OpenTofu' ? 'tofu' : 'terraform';
+    return `text starting "${product[1]} …", ${command}'s human-readable output: give the output of \`${command} show -json\``;
+  }
+  return 'text (not shown: it may hold secrets)';
 }
