@@ -5,7 +5,7 @@ import { basename, isAbsolute, join, resolve } from 'node:path';
 import { UsageError } from '../errors/index.js';
 import type { PlanInputOption } from './plan-input.js';
 
-const GLOB_CHARS = /[*?[\]{}]/;
+export const GLOB_CHARS = /[*?[\]{}]/;
 /** A plan file written by `terraform show -json`, or a saved plan, when a directory is searched. */
 const PLAN_JSON_NAME = /\.json$/;
 const PLAN_FILE_NAME = /(^tfplan$|\.tfplan$)/;

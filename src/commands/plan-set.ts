@@ -7,7 +7,7 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { UsageError } from '../errors/index.js';
 import { readFileWithin } from '../fs/read-within.js';
 import { packageIdSchema } from '../options/common.js';
-import { expandPath } from './plan-files.js';
+import { expandPath, GLOB_CHARS } from './plan-files.js';
 import type { PlanInputOption } from './plan-input.js';
 import type { RouteOption } from './route.js';
 
@@ -179,6 +179,9 @@ async function readPlanMap(file: string, input: PlanSetInput): Promise<MapEntry[
   }
   const base = dirname(file);
   const entries: MapEntry[] = [];
+  // A directory or glob passes over the plans an earlier entry named, so a last `*/plan.json` entry means
+  // "every other plan". Naming one file in two entries is deliberate: it is judged under each.
+  const named = new Set<string>();
   for (const [i, raw] of plans.entries()) {
     const at = `--plan-map ${file}: plans[${i}]`;
     const entry = mapEntry(raw, at);
@@ -199,7 +202,11 @@ async function readPlanMap(file: string, input: PlanSetInput): Promise<MapEntry[
     const route = entryRoute(entry, at, base, input);
     const inBase = (p: string | undefined) =>
       p === undefined ? undefined : isAbsolute(p) ? p : join(base, p);
+    const pattern = paths.length > 1 || paths[0]?.searched !== undefined || GLOB_CHARS.test(planInput.path);
     for (const { path, searched } of paths) {
+      const key = path === '-' ? '-' : resolve(path);
+      if (pattern && named.has(key)) continue;
+      named.add(key);
       entries.push({
         ...(searched !== undefined && entry.root === undefined ? { searched } : {}),
         plan:

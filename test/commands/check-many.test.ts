@@ -177,6 +177,38 @@ describe('many plans, one verdict', () => {
     }
   }, 120_000);
 
+  it('a glob in a plan map passes over plans an earlier entry named ("every other unit")', async () => {
+    await writeFile(
+      join(repo, 'every-other.yaml'),
+      [
+        'plans:',
+        '  - plan_json: stacks/network/plan.json',
+        '    root: network',
+        `    bundle: ${fixture.bundlePath}`,
+        '    package: corpus-cloud',
+        '  - plan_json: stacks/*/plan.json # the command line decides',
+        '',
+      ].join('\n'),
+    );
+    const result = await runCli(
+      [
+        'check',
+        '--plan-map',
+        'every-other.yaml',
+        '--bundle',
+        fixture.bundlePath,
+        '--public-key',
+        fixture.publicKeyPath,
+        '--format',
+        'json',
+      ],
+      { cwd: repo },
+    );
+    const body = JSON.parse(result.stdout);
+    // network once, under its own entry; the glob judged only the other stack.
+    expect(body.results.map((r: { root: string }) => r.root)).toEqual(['network', 'stacks/app']);
+  });
+
   it('a map entry naming a package but no bundle, on the offline route, is refused (which bundle is a guess)', async () => {
     await writeFile(
       join(repo, 'ambiguous.yaml'),
