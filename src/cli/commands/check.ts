@@ -34,7 +34,7 @@ export function registerCheck(program: Command): void {
     .option('--terraform-bin <bin>', 'with --plan-file: terraform, tofu or a path (env TFGATE_TERRAFORM_BIN)')
     .option(
       '--config-dir <dir>',
-      'the Terraform configuration the plan was made from: findings get the file and line that declare them (default with --plan-file: --chdir, else the working directory)',
+      'the Terraform configuration the plan was made from: findings get the file and line that declare them (default: with --plan-file, --chdir or else the working directory; with --plan-json, none)',
     );
   addRouteOptions(check);
   addMinSeverityOption(check);
