@@ -7,7 +7,7 @@ terraform {
   required_providers {
     tfe = {
       source  = "hashicorp/tfe"
-      version = ">= 0.64"
+      version = ">= 0.75" # hmac_key_wo (0.65) and hmac_key_wo_version (0.75)
     }
   }
 }
@@ -37,6 +37,12 @@ variable "tfgate_hmac_key" {
   description = "The HMAC key given to tfgate (TFGATE_RUN_TASK_HMAC_KEY, or the key --generate-key printed). Set it with TF_VAR_tfgate_hmac_key from your secret store."
 }
 
+variable "tfgate_hmac_key_version" {
+  type        = number
+  default     = 1
+  description = "Raise it when the HMAC key changes (tfgate run-task configure with a new key): HCP Terraform only receives a write-only key when this changes."
+}
+
 variable "enforcement_level" {
   type        = string
   default     = "mandatory"
@@ -58,8 +64,10 @@ resource "tfe_organization_run_task" "tfgate" {
   url          = var.tfgate_url
   enabled      = true
   description  = "Judges each plan against the package's approved design (tfgate)."
-  # Write-only: the key is sent to HCP Terraform and never stored in the Terraform state.
-  hmac_key_wo = var.tfgate_hmac_key
+  # Write-only: the key is sent to HCP Terraform and never stored in the Terraform state; it is sent again only
+  # when hmac_key_wo_version changes, so raise that with each new key.
+  hmac_key_wo         = var.tfgate_hmac_key
+  hmac_key_wo_version = var.tfgate_hmac_key_version
 }
 
 # No stage given: the provider's default, post-plan, is where tfgate judges the plan.

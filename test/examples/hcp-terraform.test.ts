@@ -33,7 +33,10 @@ describe('examples/hcp-terraform', () => {
       /resource "tfe_workspace_run_task" "tfgate"[\s\S]*enforcement_level = var.enforcement_level/,
     );
     expect(main).toMatch(/variable "enforcement_level"[\s\S]*default\s+= "mandatory"/);
-    expect(main).toMatch(/hmac_key_wo = var.tfgate_hmac_key/);
+    expect(main).toMatch(/hmac_key_wo\s+= var.tfgate_hmac_key\n/);
+    // A write-only key is sent again only when its version changes (tfe provider 0.75 added the attribute).
+    expect(main).toMatch(/hmac_key_wo_version = var.tfgate_hmac_key_version/);
+    expect(main).toMatch(/version = ">= 0\.75"/);
   });
 
   it("the README's configure command prints the key alone and the URL that answers HCP Terraform's verification", async () => {
