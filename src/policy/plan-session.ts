@@ -16,12 +16,19 @@ import * as z from '../schemas/zod.js';
 import { POLICY_DATA_ROOT, type PolicyData } from './data.js';
 import { findingId } from './finding-id.js';
 
-// opa-wasm's ESM entry exports only loadPolicy; loadPolicySync lives on its CommonJS module.
-const opaWasm = createRequire(import.meta.url)(
-  '@open-policy-agent/opa-wasm',
-) as typeof import('@open-policy-agent/opa-wasm');
-type LoadedPolicy = import('@open-policy-agent/opa-wasm').LoadedPolicy & {
+/**
+ * What tfgate uses of opa-wasm's loaded policy. Declared here, not imported: opa-wasm's own types name the DOM's
+ * WebAssembly namespace, which a library user's tsconfig (lib ES2023) does not have, and they reached our .d.ts.
+ */
+interface LoadedPolicy {
+  evaluate(input: ArrayBuffer, entrypoint: string): unknown;
+  setData(data: ArrayBuffer): void;
   mem: { buffer: ArrayBuffer; grow(pages: number): number };
+}
+
+// opa-wasm's ESM entry exports only loadPolicy; loadPolicySync lives on its CommonJS module.
+const opaWasm = createRequire(import.meta.url)('@open-policy-agent/opa-wasm') as {
+  loadPolicySync(module: object, memory: { initial: number }): LoadedPolicy;
 };
 
 export const PLAN_ENTRYPOINT = 'tfgate/conformance/plan';
@@ -175,14 +182,14 @@ export function openPolicy(module: object, data: PolicyData, inputBytes: number)
   const dataBytes = new TextEncoder().encode(JSON.stringify({ [POLICY_DATA_ROOT]: data }));
   const needed = MEMORY_BASE_BYTES + MEMORY_PER_INPUT_BYTE * (dataBytes.byteLength + inputBytes);
   const pages = Math.min(MEMORY_MAX_PAGES, Math.ceil(needed / WASM_PAGE));
-  const policy = opaWasm.loadPolicySync(module as never, { initial: pages }) as LoadedPolicy;
+  const policy = opaWasm.loadPolicySync(module, { initial: pages });
   policy.setData(exactBuffer(dataBytes));
   return policy;
 }
 
 /** The entrypoint's result for `input`; a policy that defines none gives no decision. */
 export function evaluateEntrypoint(
-  policy: import('@open-policy-agent/opa-wasm').LoadedPolicy,
+  policy: Pick<LoadedPolicy, 'evaluate'>,
   input: Uint8Array,
   entrypoint: string,
 ): unknown {

@@ -420,6 +420,9 @@ app.synth();
           module: 'NodeNext',
           moduleResolution: 'NodeNext',
           target: 'ES2023',
+          // No DOM: a Node project's lib. opa-wasm's types (WebAssembly.*) once reached the declarations.
+          lib: ['ES2023'],
+          skipLibCheck: false,
           strict: true,
           noEmit: true,
           types: ['node'],
@@ -429,13 +432,14 @@ app.synth();
     );
     writeFileSync(
       join(project, 'check.ts'),
-      `import { type Design, loadDesign, TfgateError } from 'tfgate';
+      `import { BundleEvaluator, type Design, loadDesign, readAndEvaluatePlan, TfgateError } from 'tfgate';
 import { ConformanceAspect as FromCdktf } from 'tfgate/cdktf';
 import { applyConformance, ConformanceAspect } from 'tfgate/cdktn';
 
 const design: Design = await loadDesign('design.yaml');
 const aspect: FromCdktf = await ConformanceAspect.fromDesign('design.yaml', { advisory: true });
 export const checked: [string, typeof applyConformance, FromCdktf, typeof TfgateError] = [design.package_id, applyConformance, aspect, TfgateError];
+export const evaluation: [typeof BundleEvaluator.open, typeof readAndEvaluatePlan] = [BundleEvaluator.open, readAndEvaluatePlan];
 `,
     );
     const tsc = await run(
