@@ -18,7 +18,8 @@ export function parseOptions<S extends z.ZodMiniType>(
   hint = OPTIONS_HINT,
 ): z.output<S> {
   // Our schemas' own messages win; zod's default wording never reaches the user.
-  const parsed = schema.safeParse(input, { error: plainIssueMessage });
+  // reportInput: without it no issue carries its input, and every wrong type read as a missing flag.
+  const parsed = schema.safeParse(input, { error: plainIssueMessage, reportInput: true });
   if (parsed.success) return parsed.data;
   const missing: string[] = [];
   const problems = parsed.error.issues.map((issue) => {
@@ -73,5 +74,7 @@ export function plainIssueMessage(issue: Issue): string {
 
 /** "an array", "a string": zod's type names with their article. */
 function withArticle(type: string): string {
+  // zod says "int" for a whole number.
+  if (type === 'int') return 'a whole number';
   return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
 }

@@ -66,6 +66,24 @@ describe('a missing required flag in the command’s words', () => {
   });
 });
 
+describe('a flag given with a value of the wrong type', () => {
+  it('is said to be wrong, not missing ("--retries 1.5" once read "tfgate gate needs --retries <n>")', () => {
+    const schema = z.object({ status: z.optional(z.coerce.number().check(z.int(), z.gte(0))) });
+    for (const [value, message] of [
+      ['1.5', '--retries: must be a whole number'],
+      ['abc', '--retries: must be a number'],
+    ] as const) {
+      const error = refusal(schema, { status: value }, '--retries') as UsageError;
+      expect(error.message).toBe(message);
+      expect(error.details?.missing).toBeUndefined();
+      expect((explainMissingOptions(error, command()) as TfgateError).message).toBe(message);
+    }
+    // Absent is still missing.
+    const absent = refusal(z.object({ status: z.number() }), {}, '--retries') as UsageError;
+    expect(absent.details?.missing).toEqual(['--retries']);
+  });
+});
+
 /** What parseOptions throws for `input`, its one field written as `flag`. */
 function refusal(schema: z.ZodMiniType, input: unknown, flag: string): unknown {
   try {
