@@ -114,3 +114,23 @@ describe('the built CLI', () => {
     expect(result.stderr).not.toContain('Usage:');
   });
 });
+
+describe('missing flags', () => {
+  it("are said in tfgate's words by every command, never commander's \"required option '…' not specified\"", async () => {
+    const mandatory = leafCommands(buildProgram()).flatMap(({ path, command }) =>
+      command.options
+        .filter((option) => option.mandatory)
+        .map((option) => `${path.join(' ')} ${option.long}`),
+    );
+    expect(mandatory).toEqual([]);
+    await buildCli();
+    const result = await runCli(['bundle', 'build', '--design', 'design.yaml'], {
+      env: { TFGATE_SIGNING_KEY: '' },
+    });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain(
+      'error: tfgate bundle build needs:\n  --signing-key <pem>: RSA private key, PEM (env TFGATE_SIGNING_KEY)\n  --output <bundle.tar.gz>: where to write the bundle',
+    );
+    expect(result.stderr).not.toContain('not specified');
+  });
+});

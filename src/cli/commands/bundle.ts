@@ -23,11 +23,11 @@ function registerBundleBuild(bundle: Command): void {
     .description(
       "Sign the package's design and tfgate's policy into an OPA bundle (opa build/eval read it too).",
     )
-    .requiredOption('--design <file>', 'the approved design document (YAML or JSON)')
+    .option('--design <file>', 'the approved design document (YAML or JSON)')
     .option('--signing-key <pem>', 'RSA private key, PEM (env TFGATE_SIGNING_KEY)')
     .option('--key-id <id>', 'key id in the signature (default: derived from the public key)')
     .option('--scope <scope>', 'scope claim of the signature (default: the package id)')
-    .requiredOption('--output <bundle.tar.gz>', 'where to write the bundle (written whole or not at all)')
+    .option('--output <bundle.tar.gz>', 'where to write the bundle (written whole or not at all)')
     .action(async (flags: BundleBuildFlags) => {
       // Loaded on demand: startup time counts for every command (bench/apply-overhead).
       const { runBundleBuild } = await import('../../commands/bundle-build.js');

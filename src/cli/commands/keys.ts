@@ -11,12 +11,9 @@ export function registerKeys(program: Command): void {
   const create = keys
     .command('create')
     .description('Create an API key. The key is printed once, to stdout only; store it in your secret store.')
-    .requiredOption('--account <name>', 'account the key belongs to')
-    .requiredOption('--name <name>', 'a name for the key (shown in audit records)')
-    .requiredOption(
-      '--scopes <scopes...>',
-      'compliance:read, compliance:write, admin (space or comma separated)',
-    );
+    .option('--account <name>', 'account the key belongs to')
+    .option('--name <name>', 'a name for the key (shown in audit records)')
+    .option('--scopes <scopes...>', 'compliance:read, compliance:write, admin (space or comma separated)');
   addConnectionOptions(create).action(async (flags: KeysCreateFlags) => {
     // Loaded on demand: the HTTP client costs startup time for every command.
     const { keysCreate } = await import('../../commands/keys.js');

@@ -20,10 +20,7 @@ export function registerStateSource(program: Command): void {
         'Name the backend and its non-secret settings; credentials stay in the environment of tfgate serve.',
       )
       .option('--package <id>', 'the package (env TFGATE_PACKAGE)')
-      .requiredOption(
-        '--type <type>',
-        's3, gcs, azurerm, pg, http, remote, cloud, kubernetes, consul or local',
-      )
+      .option('--type <type>', 's3, gcs, azurerm, pg, http, remote, cloud, kubernetes, consul or local')
       .option('--config <key=value>', 'a backend setting (repeatable), e.g. schema_name=payments', collect)
       .option('--config-json <json>', 'settings as a JSON object, for nested blocks (--config wins)')
       .option('--fallback <fallback>', 'none (default: a failed read fails the check) or pushed'),

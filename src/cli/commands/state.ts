@@ -11,7 +11,7 @@ export function registerState(program: Command): void {
     .description(
       'Push the observed state (terraform show -json) to the service. Without --state-json, runs terraform show -json itself.\nThe key comes from TFGATE_API_KEY (never a flag).',
     )
-    .requiredOption('--package <id>', 'package id')
+    .option('--package <id>', 'package id')
     .option('--state-json <file>', 'a file with `terraform show -json` output on the state (- for stdin)')
     .option('--chdir <dir>', 'directory of the Terraform configuration (when terraform runs)')
     .option('--terraform-bin <bin>', 'terraform, tofu or a path (env TFGATE_TERRAFORM_BIN)');

@@ -13,8 +13,9 @@ export interface KeysCreateFlags {
 }
 
 export function normaliseKeysCreateOptions(flags: KeysCreateFlags): KeysCreateOptions {
-  const scopes = (flags.scopes ?? [])
-    .flatMap((s) => s.split(','))
+  // Not given stays undefined, so it is named as a missing flag; given but empty is refused as empty.
+  const scopes = flags.scopes
+    ?.flatMap((s) => s.split(','))
     .map((s) => s.trim())
     .filter(Boolean);
   return parseOptions(
