@@ -108,7 +108,9 @@ export function parseDesign(text: string, source: string): Design {
   if (syntaxError) {
     const line = syntaxError.linePos?.[0]?.line;
     const what =
-      syntaxError.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '') ?? 'syntax error';
+      syntaxError.code === 'DUPLICATE_KEY'
+        ? 'a key is given twice in one mapping'
+        : (syntaxError.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '') ?? 'syntax error');
     throw new UsageError(
       'invalid_design',
       `${source}${line ? `:${line}` : ''}: not valid YAML or JSON: ${what}`,

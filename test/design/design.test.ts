@@ -136,7 +136,7 @@ capabilities:
       /^design\.yaml:\d+: not valid YAML or JSON/,
     );
     expect(errorOf('package_id: p\npackage_id: q\nsanctioned_kinds: []\n').message).toMatch(
-      /^design\.yaml:2: not valid YAML or JSON: Map keys must be unique/,
+      /^design\.yaml:2: not valid YAML or JSON: a key is given twice in one mapping$/,
     );
   });
 
