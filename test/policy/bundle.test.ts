@@ -249,13 +249,18 @@ describe('bundle verification refuses', () => {
     expect(error.code).toBe('scope_mismatch');
     expect(error.message).toContain('"payments"');
     // Signed for another scope than its own package, verified without an explicit scope.
-    expect((await refusal(build({ scope: 'someone-else' }))).code).toBe('scope_mismatch');
+    const other = await refusal(build({ scope: 'someone-else' }));
+    expect(other.code).toBe('scope_mismatch');
+    // Each says how to fix it, not only what is wrong.
+    expect(error.hint).toMatch(/use the bundle signed for "ledger"/);
+    expect(other.hint).toMatch(/rebuild it without --scope/);
   });
 
   it('a bundle for another package', async () => {
     const error = await refusal(bundle, { expectedPackageId: 'ledger' });
     expect(['scope_mismatch', 'bundle_package_mismatch']).toContain(error.code);
     expect(error.message).toContain('ledger');
+    expect(error.hint).toMatch(/"ledger"/);
   });
 
   it('an unsigned bundle, unless explicitly allowed', async () => {

@@ -105,6 +105,7 @@ export async function verifyBundle(
     refuse(
       'bundle_package_mismatch',
       `bundle is for package ${JSON.stringify(contents.manifest.metadata.package_id)}, not ${JSON.stringify(options.expectedPackageId)}`,
+      `give the bundle of package ${JSON.stringify(options.expectedPackageId)} (tfgate bundle pull --package ${options.expectedPackageId}), or name the bundle's own package`,
     );
   }
   const packageId = contents.manifest.metadata.package_id;
@@ -117,6 +118,7 @@ export async function verifyBundle(
     refuse(
       'scope_mismatch',
       `scope mismatch: the signature's scope is ${JSON.stringify(signature.scope ?? '')}, but the bundle is for package ${JSON.stringify(packageId)}`,
+      'a bundle is signed for its own package: rebuild it without --scope (tfgate bundle build), or pull it from the service',
     );
   }
   return {
@@ -194,6 +196,7 @@ async function verifySignature(
     refuse(
       'scope_mismatch',
       `scope mismatch: the signature's scope is ${JSON.stringify(payload.data.scope ?? '')}, expected ${JSON.stringify(expectedScope)}`,
+      `use the bundle signed for ${JSON.stringify(expectedScope)}, or verify with the scope it was signed for (--scope)`,
     );
   }
 
