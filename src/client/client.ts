@@ -89,9 +89,10 @@ export class ServiceClient {
   }
 
   /**
-   * `POST …/gate?fail_status=true`: 200 is a pass and 409 a block, whatever the body says, so this works
-   * against any implementation of the interface. A 409 whose body is the contract's package_not_approved
-   * error is that error, not a block.
+   * `POST …/gate?fail_status=true`: 409 is a block whatever the body says, so this works against any
+   * implementation of the interface; 200 is a pass only when its body is the contract's gate result saying
+   * so (a proxy's or login page's 200 is no decision). A 409 whose body is the contract's
+   * package_not_approved error is that error, not a block.
    */
   async gate(packageId: string, options: { minSeverity: Severity; refresh?: boolean }): Promise<GateOutcome> {
     const spec: RequestSpec = {
@@ -131,6 +132,16 @@ export class ServiceClient {
         );
       }
       return { decision, result: parsed.data };
+    }
+    if (res.status === 200) {
+      // Only a block may be taken from the status alone: a pass needs the body that says so.
+      throw new NoDecisionError(
+        'unreadable_gate',
+        `the service at ${this.baseUrl} answered the gate of package "${packageId}" with HTTP 200 but a body that is not the contract's gate result`,
+        {
+          hint: 'check --base-url / TFGATE_BASE_URL points at the tfgate service (not a proxy or login page); no decision was taken (fail closed)',
+        },
+      );
     }
     return {
       decision,

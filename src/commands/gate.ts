@@ -1,5 +1,5 @@
-// `tfgate gate`: the release-job gate. It asks the service with fail_status=true and trusts the status
-// (200 pass, 409 blocked), so it works against any implementation of the interface.
+// `tfgate gate`: the release-job gate. It asks the service with fail_status=true: a 409 is a block whatever
+// its body; a 200 is a pass only with the contract's gate result saying so, else no decision.
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { clientFlagsSchema, type GateOutcome, ServiceClient, type TransportDeps } from '../client/index.js';
 import { ADVISORY_CONSEQUENCE, advisoryNotice, ExitCode } from '../errors/index.js';

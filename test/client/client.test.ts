@@ -64,17 +64,26 @@ describe('gate call', () => {
     expect(outcome.result.blocking.map((f) => f.address)).toEqual(['aws_db_instance.ledger']);
   });
 
-  it('decides from the status alone when the body is not the contract shape', async () => {
-    const { client } = await serve((req, res) => {
-      res.writeHead(req.url?.includes('min_severity=critical') ? 200 : 409, { 'content-type': 'text/plain' });
+  it('blocks on a 409 whose body is not the contract shape, with no details', async () => {
+    const { client } = await serve((_req, res) => {
+      res.writeHead(409, { 'content-type': 'text/plain' });
       res.end('nope');
     });
     const blocked = await client.gate('payments', { minSeverity: 'high' });
     expect(blocked.decision).toBe('block');
     expect(blocked.detailsUnavailable).toMatch(/HTTP 409 without a body/);
-    const passed = await client.gate('payments', { minSeverity: 'critical' });
-    expect(passed.decision).toBe('pass');
-    expect(passed.detailsUnavailable).toMatch(/HTTP 200/);
+  });
+
+  it('is no decision (exit 4) when a 200 body is not the contract shape: a pass needs the body saying so', async () => {
+    const { client } = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<html>Sign in</html>');
+    });
+    const error = await failure(client.gate('payments', { minSeverity: 'critical' }));
+    expect(error.code).toBe('unreadable_gate');
+    expect(error.exitCode).toBe(4);
+    expect(error.message).toMatch(/HTTP 200 but a body that is not the contract's gate result/);
+    expect(error.hint).toMatch(/not a proxy or login page/);
   });
 
   it('refuses a body that contradicts the status (fail closed, exit 4)', async () => {

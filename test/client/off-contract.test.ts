@@ -200,6 +200,38 @@ describe('the gate and the evaluation against a double that answers for another 
   });
 });
 
+describe('tfgate gate against a double that answers 200 with a login page (a fault no real service produces)', () => {
+  const loginPage: Handler = (req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<html>Sign in</html>');
+    });
+  };
+
+  it.each([
+    ['text', []],
+    ['json', ['--format', 'json']],
+  ])('%s: no decision (exit 4), no pass printed', async (_, format) => {
+    const result = await cliAgainst(loginPage, ['gate', '--package', 'payments', ...format]);
+    expect(result.exitCode, result.stderr).toBe(4);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(
+      /^error: the service at http:\/\/127\.0\.0\.1:\d+ answered the gate of package "payments" with HTTP 200 but a body that is not the contract's gate result/,
+    );
+    expect(result.stderr).toContain('not a proxy or login page');
+  });
+
+  it('--advisory: exit 0, loudly, and still no pass printed', async () => {
+    const result = await cliAgainst(loginPage, ['gate', '--package', 'payments', '--advisory']);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(
+      /^ADVISORY MODE: no decision could be reached \(the service at .* HTTP 200/m,
+    );
+  });
+});
+
 describe("bundle pull's metadata: the ETag", () => {
   it.each([
     ['a strong tag', '"abc123"', '"abc123"'],
