@@ -7,6 +7,7 @@ import { parseUntrustedJson } from '../json/untrusted.js';
 import type { GateResult, Severity } from '../model/index.js';
 import type * as z from '../schemas/zod.js';
 import { type ClientConfig, type ClientFlags, resolveClientConfig } from './config.js';
+import { gateContradiction } from './contradictions.js';
 import {
   type RequestSpec,
   readBodyBytes,
@@ -117,13 +118,12 @@ export class ServiceClient {
     }
     const parsed = lenientGateResultSchema.safeParse(json);
     if (parsed.success) {
-      // A body about another package, or another decision, answers some other question: no decision.
+      // A body about another package or threshold, with another decision, or with a decision its own
+      // findings contradict, answers some other question: no decision.
       const contradiction =
         parsed.data.decision !== decision
           ? `its body says "${parsed.data.decision}"`
-          : parsed.data.package_id !== packageId
-            ? 'its body is about another package'
-            : undefined;
+          : gateContradiction(parsed.data, { packageId, minSeverity: options.minSeverity });
       if (contradiction) {
         throw new NoDecisionError(
           'contradictory_response',

@@ -6,6 +6,7 @@ import { type EvaluationResult, emptyCounts, type Severity } from '../model/inde
 import type { PlanSource } from '../plan/index.js';
 import { packagePath, ServiceClient } from './client.js';
 import type { ClientFlags } from './config.js';
+import { evaluationContradiction } from './contradictions.js';
 import type { RequestSpec } from './http.js';
 import { lenientEvaluationResultSchema } from './schemas.js';
 
@@ -38,7 +39,24 @@ export class RemoteEvaluator implements PlanEvaluator {
     if (res.status === 409) {
       const error = transport.contractError(json);
       if (error && error.code !== 'evaluation_blocked') throw await transport.failure(spec, res, json);
-      const parsed = lenientEvaluationResultSchema.safeParse(json);
+    }
+    const parsed = lenientEvaluationResultSchema.safeParse(json);
+    // A body about another package or threshold, or with a decision its own findings contradict, answers
+    // some other question: no decision. (A 409 whose body says "pass" is a block by its status, below.)
+    const contradiction =
+      parsed.success && (res.status === 200 || parsed.data.decision === 'block')
+        ? evaluationContradiction(parsed.data, { packageId: this.#packageId, minSeverity })
+        : undefined;
+    if (contradiction) {
+      throw new NoDecisionError(
+        'contradictory_response',
+        `the service answered the evaluation for package "${this.#packageId}" with HTTP ${res.status} but ${contradiction}`,
+        {
+          hint: 'the service is inconsistent; nothing was applied (fail closed). Report it to the service operators.',
+        },
+      );
+    }
+    if (res.status === 409) {
       if (parsed.success && parsed.data.decision === 'block') return parsed.data;
       // Blocked, by status: fail closed with what we know.
       return markDetailsUnavailable(
@@ -54,16 +72,6 @@ export class RemoteEvaluator implements PlanEvaluator {
     }
     // The interface does not say that findings make the status an error, so a 200 is only a pass
     // when its body says so: an unreadable body is no decision.
-    const parsed = lenientEvaluationResultSchema.safeParse(json);
-    if (parsed.success && parsed.data.package_id !== this.#packageId) {
-      throw new NoDecisionError(
-        'contradictory_response',
-        `the service answered the evaluation for package "${this.#packageId}" with a result for another package`,
-        {
-          hint: 'the service is inconsistent; nothing was applied (fail closed). Report it to the service operators.',
-        },
-      );
-    }
     if (!parsed.success) {
       throw new NoDecisionError(
         'unreadable_evaluation',

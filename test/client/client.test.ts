@@ -50,7 +50,7 @@ describe('gate call', () => {
 
   it('omits refresh unless asked', async () => {
     const { server, client } = await serve((_req, res) =>
-      sendJson(res, 200, gate({ decision: 'pass', blocking: [] })),
+      sendJson(res, 200, gate({ decision: 'pass', min_severity: 'low', blocking: [] })),
     );
     await client.gate('payments', { minSeverity: 'low' });
     expect(server.requests[0]?.url.searchParams.has('refresh')).toBe(false);

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { entityTag, ServiceClient } from '../../src/client/client.js';
 import { RemoteEvaluator } from '../../src/client/index.js';
+import type { DriftFinding, EvalFinding, Severity } from '../../src/model/index.js';
 import { bufferSource } from '../../src/plan/index.js';
 import { buildCli, runCli } from '../helpers/cli.js';
 import { failure } from '../helpers/errors.js';
@@ -197,6 +198,170 @@ describe('the gate and the evaluation against a double that answers for another 
     } finally {
       await client.close();
     }
+  });
+});
+
+describe('the gate and the evaluation against a double whose decision its own findings contradict, or that judged another threshold (a fault no real service produces)', () => {
+  const acknowledgement = {
+    by: 'platform-key',
+    account: 'default',
+    at: '2026-01-01T00:00:00Z',
+    reason: 'replaced in the next release',
+  };
+  const [high, critical] = evaluation().findings as [EvalFinding, EvalFinding];
+  const [openCritical] = gate().blocking as [DriftFinding];
+  const [acknowledgedHigh] = gate().acknowledged as [DriftFinding];
+
+  async function gateAnswering(status: number, body: unknown, minSeverity: Severity = 'high') {
+    server = await startLoopback((_req, res) => sendJson(res, status, body));
+    const client = await ServiceClient.fromOptions({}, testEnv(server.baseUrl));
+    try {
+      return await client.gate('payments', { minSeverity });
+    } finally {
+      await client.close();
+      await server.close();
+      server = undefined;
+    }
+  }
+
+  async function evaluationAnswering(status: number, body: unknown) {
+    server = await startLoopback(async (req, res) => {
+      for await (const _chunk of req) {
+        // drain the upload
+      }
+      sendJson(res, status, body);
+    });
+    const client = await ServiceClient.fromOptions({}, testEnv(server.baseUrl));
+    try {
+      return await new RemoteEvaluator(client, 'payments').evaluate(
+        bufferSource(Buffer.from('{}'), 'plan.json'),
+        'high',
+      );
+    } finally {
+      await client.close();
+      await server.close();
+      server = undefined;
+    }
+  }
+
+  it('a gate pass or block at another min severity than asked is no decision', async () => {
+    for (const [status, body] of [
+      [200, gate({ decision: 'pass', min_severity: 'critical', blocking: [] })],
+      [409, { ...gate({ min_severity: 'low' }), error: { code: 'gate_blocked', message: 'blocked' } }],
+    ] as const) {
+      const error = await failure(gateAnswering(status, body));
+      expect(error.code).toBe('contradictory_response');
+      expect(error.exitCode).toBe(4);
+      expect(error.message).toMatch(
+        new RegExp(
+          `HTTP ${status} \\(\\w+\\) but its body judges at min severity "\\w+", not the "high" asked`,
+        ),
+      );
+    }
+  });
+
+  it('a gate pass with an open finding at or above the threshold is no decision: the status says open, whatever acknowledgement it carries', async () => {
+    const listedBlocking = await failure(gateAnswering(200, gate({ decision: 'pass' })));
+    expect(listedBlocking.code).toBe('contradictory_response');
+    expect(listedBlocking.message).toContain(
+      'its body says "pass" while listing 1 finding that blocks (open, at or above min severity "high")',
+    );
+    // An acknowledgement that expired stays on the finding, whose status is open again: it blocks.
+    const expired = { ...acknowledgedHigh, status: 'open' as const };
+    const openAmongAcknowledged = await failure(
+      gateAnswering(200, gate({ decision: 'pass', blocking: [], acknowledged: [expired] })),
+    );
+    expect(openAmongAcknowledged.code).toBe('contradictory_response');
+    // The same finding acknowledged never blocks, and one below the threshold does not either: a pass.
+    const passed = await gateAnswering(
+      200,
+      gate({ decision: 'pass', blocking: [], acknowledged: [acknowledgedHigh] }),
+    );
+    expect(passed.decision).toBe('pass');
+    const below = await gateAnswering(
+      200,
+      gate({ decision: 'pass', min_severity: 'critical', blocking: [], acknowledged: [expired] }),
+      'critical',
+    );
+    expect(below.decision).toBe('pass');
+  });
+
+  it('a gate block none of whose findings blocks is no decision; one whose open finding carries an expired acknowledgement is a block', async () => {
+    const blocked = (blocking: DriftFinding[]) => ({
+      ...gate({ blocking, acknowledged: [acknowledgedHigh] }),
+      error: { code: 'gate_blocked', message: 'blocked' },
+    });
+    const error = await failure(gateAnswering(409, blocked([])));
+    expect(error.code).toBe('contradictory_response');
+    expect(error.message).toContain(
+      'its body says "block" while none of its findings is open at or above min severity "high"',
+    );
+    const outcome = await gateAnswering(409, blocked([{ ...openCritical, acknowledgement }]));
+    expect(outcome.decision).toBe('block');
+  });
+
+  it('an evaluation pass with a finding not acknowledged at or above the threshold is no decision; acknowledged or below, it passes', async () => {
+    const error = await failure(evaluationAnswering(200, evaluation({ decision: 'pass' })));
+    expect(error.code).toBe('contradictory_response');
+    expect(error.exitCode).toBe(4);
+    expect(error.message).toBe(
+      'the service answered the evaluation for package "payments" with HTTP 200 but its body says "pass" while 2 findings without an acknowledgement are at or above min severity "high"',
+    );
+    // A plan acknowledgement holding on each finding: reported, never blocking.
+    const acknowledged = await evaluationAnswering(
+      200,
+      evaluation({
+        decision: 'pass',
+        findings: [
+          { ...high, acknowledgement },
+          { ...critical, acknowledgement },
+        ],
+      }),
+    );
+    expect(acknowledged.decision).toBe('pass');
+    const below = await evaluationAnswering(
+      200,
+      evaluation({ decision: 'pass', findings: [{ ...high, severity: 'medium' }] }),
+    );
+    expect(below.decision).toBe('pass');
+  });
+
+  it('an evaluation at another min severity, or a block with nothing blocking, is no decision', async () => {
+    const threshold = await failure(
+      evaluationAnswering(200, evaluation({ decision: 'pass', min_severity: 'critical', findings: [] })),
+    );
+    expect(threshold.code).toBe('contradictory_response');
+    expect(threshold.message).toContain('its body judges at min severity "critical", not the "high" asked');
+    const nothingBlocks = await failure(
+      evaluationAnswering(409, {
+        ...evaluation({ findings: [{ ...critical, acknowledgement }] }),
+        error: { code: 'evaluation_blocked', message: 'blocked' },
+      }),
+    );
+    expect(nothingBlocks.code).toBe('contradictory_response');
+    expect(nothingBlocks.message).toContain(
+      'with HTTP 409 but its body says "block" while no finding without an acknowledgement is at or above min severity "high"',
+    );
+  });
+
+  it('tfgate check: no decision (exit 4), never "PASS" above a blocking finding', async () => {
+    const plan = join(dir, 'plan-contradiction.json');
+    await writeFile(plan, '{"format_version":"1.2","resource_changes":[]}');
+    const result = await cliAgainst(
+      async (req, res) => {
+        for await (const _chunk of req) {
+          // drain the upload
+        }
+        sendJson(res, 200, evaluation({ decision: 'pass', min_severity: 'low', findings: [critical] }));
+      },
+      ['check', '--package', 'payments', '--plan-json', plan],
+    );
+    expect(result.exitCode, result.stderr).toBe(4);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(
+      'error: the service answered the evaluation for package "payments" with HTTP 200 but its body says "pass" while 1 finding without an acknowledgement is at or above min severity "low"',
+    );
+    expect(result.stderr).toContain('hint: the service is inconsistent');
   });
 });
 
