@@ -2,7 +2,11 @@
 import { readFile } from 'node:fs/promises';
 import { rootCertificates } from 'node:tls';
 import { UsageError } from '../errors/index.js';
+import { plainIssueMessage } from '../errors/options.js';
 import * as z from '../schemas/zod.js';
+
+/** Retries after the first attempt: --retries and TFGATE_RETRIES alike. */
+const retriesSchema = z.coerce.number().check(z.int(), z.gte(0), z.lte(10));
 
 /** What the command line may set. There is deliberately no API key flag: a flag would land in shell history and ps. */
 export const clientFlagsSchema = z.object({
@@ -11,7 +15,7 @@ export const clientFlagsSchema = z.object({
   /** Seconds to wait for response headers, and between body chunks. */
   timeout: z.optional(z.coerce.number().check(z.positive())),
   /** Retries after the first attempt. */
-  retries: z.optional(z.coerce.number().check(z.int(), z.gte(0), z.lte(10))),
+  retries: z.optional(retriesSchema),
 });
 export type ClientFlags = z.input<typeof clientFlagsSchema>;
 
@@ -57,6 +61,21 @@ function envNumber(env: NodeJS.ProcessEnv, name: string): number | undefined {
     );
   }
   return value;
+}
+
+/** TFGATE_RETRIES, held to --retries' bounds: a whole number from 0 to 10. */
+function envRetries(env: NodeJS.ProcessEnv): number | undefined {
+  const raw = env.TFGATE_RETRIES;
+  if (raw === undefined || raw === '') return undefined;
+  const parsed = retriesSchema.safeParse(raw, { error: plainIssueMessage, reportInput: true });
+  if (!parsed.success) {
+    throw new UsageError(
+      'invalid_environment',
+      `TFGATE_RETRIES=${JSON.stringify(raw)}: ${parsed.error.issues[0]?.message ?? 'is not valid'}`,
+      { hint: 'unset TFGATE_RETRIES or give it a whole number of retries from 0 to 10, as --retries takes' },
+    );
+  }
+  return parsed.data;
 }
 
 export function parseBaseUrl(raw: string | undefined, source: string): string {
@@ -156,7 +175,7 @@ export async function resolveClientConfig(
   if (env.NODE_EXTRA_CA_CERTS) extra.push(await readCa(env.NODE_EXTRA_CA_CERTS, 'NODE_EXTRA_CA_CERTS'));
 
   const timeoutMs = f.timeout === undefined ? undefined : Math.round(f.timeout * 1000);
-  const retries = f.retries ?? envNumber(env, 'TFGATE_RETRIES');
+  const retries = f.retries ?? envRetries(env);
   const proxyEnv = (lower: string, upper: string) => env[lower] ?? env[upper];
   const proxy: ClientConfig['proxy'] = {};
   const httpProxy = proxyEnv('http_proxy', 'HTTP_PROXY');

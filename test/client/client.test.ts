@@ -292,6 +292,37 @@ describe('configuration', () => {
     expect(config.baseUrl).toBe('https://a.example/tfgate');
   });
 
+  it('holds TFGATE_RETRIES to the bounds of --retries: a whole number from 0 to 10', async () => {
+    const env = (retries: string) => ({
+      TFGATE_BASE_URL: 'https://a.example',
+      TFGATE_API_KEY: 'k-123456',
+      TFGATE_RETRIES: retries,
+    });
+    for (const [value, problem] of [
+      ['50', 'must be at most 10'],
+      ['11', 'must be at most 10'],
+      ['1.5', 'must be a whole number'],
+      ['-1', 'must be at least 0'],
+      ['abc', 'must be a number'],
+    ] as const) {
+      const error = await failure(resolveClientConfig({}, env(value)));
+      expect(error.code).toBe('invalid_environment');
+      expect(error.exitCode).toBe(1);
+      expect(error.message).toBe(`TFGATE_RETRIES="${value}": ${problem}`);
+      expect(error.hint).toBe(
+        'unset TFGATE_RETRIES or give it a whole number of retries from 0 to 10, as --retries takes',
+      );
+      // The flag is refused for the same values.
+      await expect(resolveClientConfig({ retries: value }, env(''))).rejects.toMatchObject({
+        code: 'invalid_option',
+      });
+    }
+    expect((await resolveClientConfig({}, env('10'))).maxAttempts).toBe(11);
+    expect((await resolveClientConfig({}, env('0'))).maxAttempts).toBe(1);
+    // The flag wins over the variable.
+    expect((await resolveClientConfig({ retries: 2 }, env('7'))).maxAttempts).toBe(3);
+  });
+
   it('names an unreadable CA file', async () => {
     await expect(
       resolveClientConfig(
