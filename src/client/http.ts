@@ -2,7 +2,7 @@
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Dispatcher, EnvHttpProxyAgent, request } from 'undici';
-import { NoDecisionError, type TfgateError } from '../errors/index.js';
+import { isTfgateError, NoDecisionError, type TfgateError } from '../errors/index.js';
 import { parseUntrustedJson } from '../json/untrusted.js';
 import type { ClientConfig } from './config.js';
 import { errorForStatus, type Operation } from './errors.js';
@@ -236,6 +236,9 @@ export class ServiceTransport {
   }
 
   #sourceFailure(spec: RequestSpec, error: unknown): TfgateError {
+    // The source's own error (terraform show refusing a file that is not a plan: exit 2) is the same error
+    // whichever route reads the plan: the local bundle's reports it unchanged, and so does the service's.
+    if (isTfgateError(error)) return error;
     const what = spec.body?.description ?? 'the request body';
     return new NoDecisionError(
       'plan_unreadable',

@@ -10,6 +10,7 @@ import { errors as undiciErrors } from 'undici';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { connectionErrorCode } from '../../src/client/http.js';
 import { RemoteEvaluator, retryAfterMs, ServiceClient } from '../../src/client/index.js';
+import { TerraformError } from '../../src/errors/index.js';
 import { bufferSource, fileSource, type PlanSource } from '../../src/plan/index.js';
 import { failure } from '../helpers/errors.js';
 import { evaluation, gate } from '../report/fixtures.js';
@@ -268,6 +269,35 @@ describe('re-streaming a retried evaluation (fault fakes)', () => {
     expect(error.code).toBe('plan_unreadable');
     expect(error.message).toContain('/nonexistent/plan.json');
     // A plan that cannot be read is not the service's fault: it is never retried.
+    expect(server.requests.length).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('a plan source that fails with its own error', () => {
+  it('is that error unchanged (terraform show refusing a file: exit 2, as on the bundle route), never retried', async () => {
+    server = await startLoopback(async (req, res) => {
+      await readBody(req);
+      sendJson(res, 200, evaluation());
+    });
+    const refused = new TerraformError(
+      'invalid_plan_file',
+      'terraform show failed: the file is not a plan file this terraform can read',
+      { hint: 'pass a plan file written by `terraform plan -out`' },
+    );
+    const source: PlanSource = {
+      description: 'terraform show -json notaplan',
+      reopenable: true,
+      open: () =>
+        new Readable({
+          read() {
+            this.destroy(refused);
+          },
+        }),
+    };
+    const { client } = await clientFor(server.baseUrl);
+    const error = await failure(new RemoteEvaluator(client, 'payments').evaluate(source, 'high'));
+    expect(error).toBe(refused);
+    expect(error.exitCode).toBe(2);
     expect(server.requests.length).toBeLessThanOrEqual(1);
   });
 });

@@ -9,10 +9,12 @@ import {
 } from '../../src/cli/normalise/check.js';
 import { runCheck as runParsedCheck } from '../../src/commands/check.js';
 import { ExitCode, type TfgateError } from '../../src/errors/index.js';
+import { readBody, sendJson, startLoopback, testEnv } from '../client/loopback.js';
 import { buildCli, runCli } from '../helpers/cli.js';
 import { runCheck, runPlan } from '../helpers/commands.js';
 import { erroredPlan, guardedWorkspace } from '../helpers/errored-plan.js';
 import { TerraformWorkspace } from '../helpers/terraform.js';
+import { passingEvaluation } from '../report/fixtures.js';
 import {
   capture,
   EXAMPLE_DIR,
@@ -98,6 +100,43 @@ describe('tfgate check --plan-file', () => {
       (e: unknown) => e,
     )) as TfgateError;
     expect(advisory.exitCode).toBe(ExitCode.terraform);
+  });
+
+  it('a file that is not a plan is the same terraform failure on the service route (exit 2), not no decision', async () => {
+    const ws = TerraformWorkspace.create(EXAMPLE_DIR);
+    workspaces.push(ws);
+    const bogus = join(ws.dir, 'bogus.tfplan');
+    writeFileSync(bogus, '{"not":"a plan"}');
+    const service = await startLoopback(async (req, res) => {
+      await readBody(req);
+      sendJson(res, 200, passingEvaluation());
+    });
+    try {
+      const bundleRoute = { bundle: sanctioned.bundle, publicKey: sanctioned.publicKey };
+      const serviceRoute = { package: 'payments', baseUrl: service.baseUrl };
+      const errors: TfgateError[] = [];
+      for (const route of [bundleRoute, serviceRoute]) {
+        const options = resolveCheckOptions({ planFile: bogus, chdir: ws.dir, ...route }, {});
+        const env = { ...ws.env, ...testEnv(service.baseUrl) };
+        errors.push(
+          (await runCheck(options, checkContext(env).context).catch((e: unknown) => e)) as TfgateError,
+        );
+      }
+      const [local, remote] = errors as [TfgateError, TfgateError];
+      for (const error of [local, remote]) {
+        expect(error.code).toBe('invalid_plan_file');
+        expect(error.exitCode).toBe(ExitCode.terraform);
+      }
+      expect(remote.message).toBe(
+        'terraform show failed: the file is not a plan file this terraform can read',
+      );
+      expect(remote.message).toBe(local.message);
+      expect(remote.hint).toBe(local.hint);
+      // Nothing was decided from the service: the plan never finished uploading.
+      expect(service.requests.every((r) => r.body === undefined)).toBe(true);
+    } finally {
+      await service.close();
+    }
   });
 
   it('passes -no-color to terraform when the output is not a terminal: no ESC byte from show or plan reaches the logs (built CLI)', async () => {
