@@ -1,11 +1,23 @@
 // `tfgate state push`: send the observed state (terraform show -json) to the service, streamed, through the
 // one service client; terraform runs through the one terraform runner (binary resolution, signal guard).
+// The state is read on its way out by the reader the service uses, so a state that holds none is never sent
+// whole: `show -json` prints the same `{"format_version":"1.0"}` where there is no state and where every
+// resource was destroyed, and only `terraform state pull` tells the two apart.
 import { access } from 'node:fs/promises';
+import { PassThrough, type Readable, Transform } from 'node:stream';
 import { packagePath, ServiceClient } from '../client/index.js';
-import { TerraformError, UsageError } from '../errors/index.js';
+import {
+  InvalidPlanError,
+  isTfgateError,
+  StateMissingError,
+  TerraformError,
+  type TfgateError,
+  UsageError,
+} from '../errors/index.js';
 import type { PlanSource } from '../model/evaluator.js';
 import { packageIdSchema, serviceConnectionSchema } from '../options/common.js';
-import { fileSource, stdinSource } from '../plan/index.js';
+import { bufferSource, fileSource, readObservedState, stdinSource } from '../plan/index.js';
+import { readPulledState } from '../plan/read-raw-state.js';
 import { observedStateResponseSchema } from '../schemas/contract.js';
 import * as z from '../schemas/zod.js';
 import { SignalGuard, Terraform } from '../terraform/index.js';
@@ -30,6 +42,8 @@ export interface StatePushContext {
   env: NodeJS.ProcessEnv;
 }
 
+type PushResponse = z.output<typeof observedStateResponseSchema>;
+
 export async function statePush(
   options: StatePushOptions,
   context: StatePushContext,
@@ -41,48 +55,39 @@ export async function statePush(
   // Only while terraform runs: a signal goes to terraform, which stops; then nothing is pushed.
   const guard = options.stateJson === undefined ? SignalGuard.install() : undefined;
   let stopWaiting = () => {};
+  let step = 'terraform show -json';
   try {
-    const source = await stateSource(options, context.env, guard);
-    let terraformFailure: unknown;
-    const watched: PlanSource = {
-      ...source,
-      open() {
-        const stream = source.open();
-        stream.once('error', (error) => {
-          if (error instanceof TerraformError) terraformFailure = error;
-        });
-        return stream;
-      },
-    };
     const interrupted = new Promise<never>((_, reject) => {
-      stopWaiting = guard?.onSignal((signal) => reject(interruptedError(signal))) ?? (() => {});
+      stopWaiting = guard?.onSignal((signal) => reject(interruptedError(signal, step))) ?? (() => {});
     });
     interrupted.catch(() => {});
-    const push = client.call({
-      request: {
-        operation: 'observed state push',
-        method: 'PUT',
-        path: packagePath(options.package, 'observed-state'),
-        packageId: options.package,
-        headers: { 'content-type': 'application/json' },
-        body: watched,
-      },
-      what: 'the observed state push',
-      status: 200,
-      schema: observedStateResponseSchema,
-    });
-    push.catch(() => {});
-    const body = await Promise.race([push, interrupted]).catch((error: unknown) => {
-      if (guard?.received !== undefined) throw interruptedError(guard.received);
-      // If terraform failed, its error explains more than "the state could not be read" would.
-      throw terraformFailure ?? error;
-    });
+    const terraform =
+      options.stateJson === undefined
+        ? await Terraform.open({ bin: options.terraformBin, chdir: options.chdir, env: context.env, guard })
+        : undefined;
+    let source = terraform ? terraform.showStateJson() : await stateFile(options.stateJson!);
+    let body: PushResponse;
+    try {
+      body = await push(client, options.package, source, interrupted);
+    } catch (error) {
+      if (guard?.received !== undefined) throw interruptedError(guard.received, step);
+      if (!(error instanceof StateMissingError) || terraform === undefined) throw error;
+      // show -json printed no state: is there none, or one whose every resource was destroyed?
+      step = 'terraform state pull';
+      source = await existingEmptyState(terraform, options.chdir).catch((failure: unknown) => {
+        throw guard?.received === undefined ? failure : interruptedError(guard.received, step);
+      });
+      body = await push(client, options.package, source, interrupted);
+    }
     return {
       packageId: options.package,
       resources: body.resources,
       pushedAt: body.pushed_at,
       source: source.description,
     };
+  } catch (error) {
+    if (guard?.received !== undefined) throw interruptedError(guard.received, step);
+    throw error;
   } finally {
     stopWaiting();
     guard?.dispose();
@@ -92,30 +97,146 @@ export async function statePush(
   }
 }
 
-function interruptedError(signal: string): TerraformError {
-  return new TerraformError('interrupted', `interrupted by ${signal} during terraform show -json`, {
+/** PUT the state, read on the way; the source's own failure (terraform's, the reader's) explains the most. */
+async function push(
+  client: ServiceClient,
+  packageId: string,
+  source: PlanSource,
+  interrupted: Promise<never>,
+): Promise<PushResponse> {
+  let sourceFailure: TfgateError | undefined;
+  const checked = readOnTheWay(source, (error) => {
+    sourceFailure ??= error;
+  });
+  const call = client.call({
+    request: {
+      operation: 'observed state push',
+      method: 'PUT',
+      path: packagePath(packageId, 'observed-state'),
+      packageId,
+      headers: { 'content-type': 'application/json' },
+      body: checked,
+    },
+    what: 'the observed state push',
+    status: 200,
+    schema: observedStateResponseSchema,
+  });
+  call.catch(() => {});
+  return Promise.race([call, interrupted]).catch((error: unknown) => {
+    throw sourceFailure ?? error;
+  });
+}
+
+/**
+ * The state as it goes out, read on the way by the reader the service uses (readObservedState). The last
+ * chunk is held back until the whole document has been read, so a state tfgate refuses (one that holds no
+ * state, or no state at all) never completes an upload, whatever implementation of the service receives it.
+ * A failure of the source or of the reader ends the stream with that error, told to `failed` first.
+ */
+function readOnTheWay(source: PlanSource, failed: (error: TfgateError) => void): PlanSource {
+  return {
+    description: source.description,
+    reopenable: source.reopenable,
+    open(): Readable {
+      const input = source.open();
+      const copy = new PassThrough();
+      const stop = (error: unknown) => {
+        // Once the upload has ended the stream (a lost connection, an early answer), what fails after is
+        // only the consequence (the reader's copy was cut short), never the cause.
+        if (output.destroyed) return;
+        if (isTfgateError(error)) failed(error);
+        output.destroy(error as Error);
+      };
+      let held: Buffer | undefined;
+      const output = new Transform({
+        transform(chunk: Buffer, _encoding, callback) {
+          if (held !== undefined) this.push(held);
+          held = chunk;
+          if (copy.write(chunk)) callback();
+          else copy.once('drain', () => callback());
+        },
+        flush(callback) {
+          copy.end();
+          read.then(() => {
+            if (held !== undefined) this.push(held);
+            callback();
+          }, stop);
+        },
+      });
+      const read = readObservedState(copy, { description: source.description });
+      read.catch(stop);
+      input.once('error', stop);
+      output.once('close', () => {
+        input.destroy();
+        copy.destroy();
+      });
+      input.pipe(output);
+      return output;
+    },
+  };
+}
+
+/**
+ * After `show -json` printed no state: `state pull` says whether a state exists, by the rule backend reads use
+ * (readPulledState). None is a refusal; a state with no resources left (all destroyed) is pushed as such.
+ */
+async function existingEmptyState(terraform: Terraform, chdir: string | undefined): Promise<PlanSource> {
+  const pull = terraform.statePull();
+  let pulled: Awaited<ReturnType<typeof readPulledState>>;
+  try {
+    pulled = await readPulledState(pull.open(), { description: `what ${pull.description} printed` });
+  } catch (error) {
+    if (error instanceof TerraformError) throw error;
+    throw new InvalidPlanError(
+      `${terraform.description} printed no state with show -json, and ${pull.description} printed something that is not a state: ${(error as Error).message}`,
+      { hint: 'run `terraform state pull` in that directory to see what it prints', cause: error },
+    );
+  }
+  const where = chdir ?? 'the working directory';
+  if (pulled === undefined) {
+    throw new StateMissingError(
+      `there is no Terraform state in ${where}: \`${terraform.binary.command} show -json\` printed no values and \`${pull.description}\` printed no state, so nothing was pushed (an absent state is never pushed as "nothing exists")`,
+      {
+        hint: `run tfgate state push in the configuration's directory (or pass --chdir <dir>), after \`${terraform.binary.command} init\`, in the workspace that holds the state`,
+        details: { source: pull.description },
+      },
+    );
+  }
+  if (pulled.state.resources.length > 0) {
+    throw new InvalidPlanError(
+      `the state in ${where} changed while it was read: \`${terraform.binary.command} show -json\` printed no resources, then \`${pull.description}\` printed ${pulled.state.resources.length}`,
+      { hint: 'run tfgate state push again once no other terraform run is writing the state' },
+    );
+  }
+  // What show -json prints for a state with no resources when it prints one (outputs aside, which are not read).
+  const empty = {
+    format_version: '1.0',
+    ...(pulled.state.terraform_version === undefined
+      ? {}
+      : { terraform_version: pulled.state.terraform_version }),
+    values: { root_module: {} },
+  };
+  return bufferSource(
+    JSON.stringify(empty),
+    `${pull.description} (the state exists, lineage ${pulled.identity.lineage}, and holds no resources)`,
+  );
+}
+
+function interruptedError(signal: string, step: string): TerraformError {
+  return new TerraformError('interrupted', `interrupted by ${signal} during ${step}`, {
     hint: 'terraform stopped; nothing was pushed',
   });
 }
 
-/** The state to push: a file, stdin ("-"), or `terraform show -json` in --chdir. */
-async function stateSource(
-  options: StatePushOptions,
-  env: NodeJS.ProcessEnv,
-  guard: SignalGuard | undefined,
-): Promise<PlanSource> {
+/** The state to push from a file, or stdin ("-"). */
+async function stateFile(path: string): Promise<PlanSource> {
   // "-" is stdin, as documented: it is never looked up as a file.
-  if (options.stateJson === '-') return stdinSource();
-  if (options.stateJson !== undefined) {
-    const path = options.stateJson;
-    await access(path).catch((error: unknown) => {
-      throw new UsageError('state_file_not_found', `cannot read --state-json ${path}`, {
-        hint: 'pass a file written by `terraform show -json`, or - to read it from stdin',
-        cause: error,
-      });
+  if (path === '-') return stdinSource();
+  await access(path).catch((error: unknown) => {
+    throw new UsageError('state_file_not_found', `cannot read --state-json ${path}`, {
+      hint: 'pass a file written by `terraform show -json`, or - to read it from stdin',
+      cause: error,
     });
-    return fileSource(path);
-  }
-  const terraform = await Terraform.open({ bin: options.terraformBin, chdir: options.chdir, env, guard });
-  return terraform.showStateJson();
+  });
+  return fileSource(path);
 }

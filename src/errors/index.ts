@@ -76,6 +76,13 @@ export class InvalidPlanError extends TfgateError {
  */
 export class IncompletePlanError extends InvalidPlanError {}
 
+/**
+ * A state document that holds no state: `terraform show -json` where there is none prints only
+ * `{"format_version":"1.0"}`. Never read as "nothing exists" (no decision, exit 4; the service's 400
+ * invalid_state). `tfgate state push` then asks `terraform state pull` whether a state exists at all.
+ */
+export class StateMissingError extends InvalidPlanError {}
+
 export function isTfgateError(error: unknown): error is TfgateError {
   return error instanceof TfgateError;
 }

@@ -7,6 +7,6 @@ export {
   type ReadPlanOptions,
   readPlan,
 } from './read-plan.js';
-export { readObservedState, STATE_HINT, type StateIdentity } from './read-state.js';
+export { readObservedState, STATE_HINT, STATE_MISSING_HINT, type StateIdentity } from './read-state.js';
 export type { PlanSource } from './source.js';
 export { bufferSource, fileSource, READ_CHUNK_BYTES, stdinSource } from './source.js';

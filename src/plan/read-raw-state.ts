@@ -166,6 +166,36 @@ export async function readRawState(
   return { identity: { serial: raw.serial, lineage: raw.lineage }, state };
 }
 
+/**
+ * Reads what `terraform state pull` printed, or undefined when it holds no state. The one definition of
+ * "holds no state", for a backend read (the service's drift checks) and for `tfgate state push`: nothing
+ * pulled at all (a backend, or a working directory, with no state), or a state with no lineage (the empty
+ * state some backends, http among them, answer). A state whose resources were all destroyed keeps its
+ * lineage, so it is read, with no resources.
+ */
+export async function readPulledState(
+  input: Readable | AsyncIterable<Uint8Array>,
+  options: { description?: string } = {},
+): Promise<RawStateRead | undefined> {
+  const chunks = (input as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+  let first = await chunks.next();
+  while (!first.done && first.value.length === 0) first = await chunks.next();
+  if (first.done) return undefined;
+  const head = first.value;
+  async function* whole(): AsyncGenerator<Uint8Array> {
+    yield head;
+    for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield next.value;
+  }
+  let read: RawStateRead;
+  try {
+    read = await readRawState(whole(), options);
+  } finally {
+    // A refusal stops reading: release the input (a stream's iterator destroys it), so no writer waits on it.
+    await chunks.return?.();
+  }
+  return read.identity.lineage === '' ? undefined : read;
+}
+
 function invalid(context: ScanContext, reason: string): InvalidPlanError {
   return new InvalidPlanError(`${context.description} is not ${context.expected}: ${reason}`, {
     hint: context.hint,

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { StateMissingError } from '../errors/index.js';
 import type { ObservedResource, ObservedStateInput } from '../model/index.js';
 import { isFormatVersion, isMode, isNonEmptyString, isString, missingFields } from './checks.js';
 import { type ScanContext, scanStream } from './scan-stream.js';
@@ -76,10 +77,16 @@ const stateNode = objectNode(
   },
 );
 
+/** How to push a state when `show -json` printed none: where to run it, and what to do after a destroy. */
+export const STATE_MISSING_HINT =
+  "run `terraform show -json` where the state is: the configuration's directory, after `terraform init`, in the workspace that holds it. If every resource was destroyed, terraform prints this too: run `tfgate state push` there without --state-json, which asks `terraform state pull` whether the state exists and then pushes it with no resources";
+
 /**
  * Read `terraform show -json` on a state (values.root_module with nested child_modules) as a stream,
  * flattening it to resources[] with address, mode, type, name, module_address. Values never leave it.
- * An empty state (`{"format_version":"1.0"}`) has no resources.
+ * A document without `values.root_module` holds no state and is refused (StateMissingError): terraform
+ * prints `{"format_version":"1.0"}` alone where there is no state, and also once every resource was
+ * destroyed, so it cannot mean "nothing exists". A state with no resources is `values.root_module` with none.
  */
 export async function readObservedState(
   input: Readable | AsyncIterable<Uint8Array>,
@@ -91,6 +98,13 @@ export async function readObservedState(
     hint: STATE_HINT,
   };
   const state = (await scanStream(input, new JsonScanner(stateNode), context)) as StateJson;
+  if (state.values?.root_module === undefined) {
+    const what = state.values === undefined ? 'it has no "values"' : '"values" has no "root_module"';
+    throw new StateMissingError(
+      `${context.description} holds no state: ${what}. \`terraform show -json\` prints only {"format_version":"1.0"} where there is no state (a directory never applied, another workspace or backend), and also once every resource has been destroyed, so tfgate never reads it as "nothing exists"`,
+      { hint: STATE_MISSING_HINT, details: { source: context.description, path: '$.values.root_module' } },
+    );
+  }
   const resources = flatten(state.values?.root_module);
   return state.terraform_version === undefined
     ? { format_version: state.format_version, resources }

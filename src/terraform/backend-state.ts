@@ -4,7 +4,7 @@
 // (aws, google, ...) unless the service downloaded them all; the raw state names its resources itself.
 import type { ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
-import { chmod, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
@@ -89,8 +89,8 @@ function escapeTemplates<T extends BackendValue>(value: T): T {
 
 /**
  * Pulls the state through terraform and hands it to `consume` while the scratch directory exists; removes
- * the directory (state values are secrets) however it ends. An empty backend (nothing pulled) is an error
- * (noStateError); the consumer also refuses a pulled state without a lineage, the other form of "no state".
+ * the directory (state values are secrets) however it ends. Whether the backend held a state at all is the
+ * consumer's to say, by the one rule (readPulledState: nothing pulled, or no lineage), with noStateError.
  */
 export async function readBackendState<T>(
   options: BackendReadOptions,
@@ -143,7 +143,6 @@ export async function readBackendState<T>(
     pull.child.stdout!.pipe(file);
     await pull.done;
     await finished(file);
-    if ((await stat(rawFile)).size === 0) throw noStateError(options.backend.type);
     return await consume({ rawFile });
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -151,8 +150,8 @@ export async function readBackendState<T>(
 }
 
 /**
- * The backend has no state for these settings: `state pull` prints nothing, or (http, some others) an empty
- * state with no lineage. It most often means a wrong key, path, schema or workspace, so it is never judged.
+ * The backend has no state for these settings (readPulledState's rule: `state pull` printed nothing, or an
+ * empty state with no lineage). It most often means a wrong key, path, schema or workspace: never judged.
  */
 export function noStateError(type: string): BackendReadError {
   return new BackendReadError(

@@ -1,7 +1,7 @@
 // Terraform's failures, explained: a table from what terraform printed to what it means and what to do.
 import { TerraformError } from '../errors/index.js';
 
-export type TerraformStep = 'plan' | 'show' | 'apply' | 'version';
+export type TerraformStep = 'plan' | 'show' | 'state pull' | 'apply' | 'version';
 
 interface KnownFailure {
   code: string;

@@ -13,7 +13,7 @@ import {
 } from './binary.js';
 import { explainFailure, type TerraformStep } from './failures.js';
 import { type RunContext, runLive } from './run.js';
-import { showJsonSource } from './show.js';
+import { showJsonSource, statePullSource } from './show.js';
 import type { SignalGuard } from './signals.js';
 
 export interface TerraformOptions {
@@ -156,6 +156,11 @@ export class Terraform {
   /** A source streaming `show -json` on the current state (what `tfgate state push` sends). */
   showStateJson(): PlanSource {
     return showJsonSource(this.#context);
+  }
+
+  /** A source streaming `state pull`: the raw state, or nothing when there is none (readPulledState). */
+  statePull(): PlanSource {
+    return statePullSource(this.#context);
   }
 
   /** `apply -input=false <planFile>`: exactly the saved plan that was evaluated. */

@@ -14,9 +14,19 @@ import { bufferSource } from '../../src/plan/index.js';
 import { buildCli, runCli } from '../helpers/cli.js';
 import { failure } from '../helpers/errors.js';
 import { evaluation, gate } from '../report/fixtures.js';
-import { contractError, type Handler, type Loopback, sendJson, startLoopback, testEnv } from './loopback.js';
+import {
+  contractError,
+  type Handler,
+  type Loopback,
+  readBody,
+  sendJson,
+  startLoopback,
+  testEnv,
+} from './loopback.js';
 
 const LEAKED = 'tfg_value_from_an_off_contract_body_0123456789';
+/** A state with no resources (what `terraform show -json` prints of one that has outputs only). */
+const EMPTY_STATE = '{"format_version":"1.0","values":{"root_module":{}}}';
 let server: Loopback | undefined;
 let dir: string;
 
@@ -115,7 +125,7 @@ describe('keys create and state push when the service fails (5xx): no decision, 
 
   it('state push: a 500 is no decision (exit 4), and a file upload is retried on 503', async () => {
     const state = join(dir, 'state-5xx.json');
-    await writeFile(state, '{"format_version":"1.0"}');
+    await writeFile(state, EMPTY_STATE);
     const push = ['state', 'push', '--package', 'payments', '--state-json', state];
     const failed = await cliAgainst(async (req, res) => {
       for await (const _chunk of req) {
@@ -140,6 +150,27 @@ describe('keys create and state push when the service fails (5xx): no decision, 
   });
 });
 
+describe('tfgate state push against a double that stores whatever it is sent (another implementation of the service)', () => {
+  it('a document that holds no state never reaches it whole: refused, exit 4', async () => {
+    const state = join(dir, 'state-none.json');
+    await writeFile(state, '{"format_version":"1.0"}');
+    const result = await cliAgainst(
+      async (req, res, recorded) => {
+        await readBody(req, recorded);
+        sendJson(res, 200, { package_id: 'payments', resources: 0, pushed_at: '2026-01-01T00:00:00Z' });
+      },
+      ['state', 'push', '--package', 'payments', '--state-json', state],
+    );
+    expect(result.exitCode, result.stderr).toBe(4);
+    expect(result.stderr).toContain(`error: ${state} holds no state`);
+    expect(result.stderr).not.toContain('pushed observed state');
+    // The last byte was held back while the state was read, then the upload was cut short.
+    for (const request of server?.requests ?? []) {
+      expect(request.body?.toString()).not.toBe('{"format_version":"1.0"}');
+    }
+  });
+});
+
 describe('tfgate state push against a double that answers off-contract (a fault no real service produces)', () => {
   it.each([
     ['a body without the resource count', 200, { package_id: 'payments', pushed_at: '2026-01-01T00:00:00Z' }],
@@ -147,7 +178,7 @@ describe('tfgate state push against a double that answers off-contract (a fault 
     ['204 with no body', 204, undefined],
   ])('%s: refused, exit 4', async (_, status, body) => {
     const state = join(dir, 'state.json');
-    await writeFile(state, '{"format_version":"1.0"}');
+    await writeFile(state, EMPTY_STATE);
     const result = await cliAgainst(
       async (req, res) => {
         for await (const _chunk of req) {

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidPlanError } from '../../src/errors/index.js';
 import { toHCLQuotedString } from '../../src/plan/instance-key.js';
-import { readRawState } from '../../src/plan/read-raw-state.js';
+import { readPulledState, readRawState } from '../../src/plan/read-raw-state.js';
 import { CHUNKINGS, streamOf } from './helpers.js';
 
 const SECRET = 'TOP-SECRET-attribute';
@@ -186,6 +186,38 @@ describe('readRawState', () => {
     expect((await readRawState(streamOf(text))).state.resources).toEqual([
       { address: 'a.b["k"]', mode: 'managed', type: 'a', name: 'b' },
     ]);
+  });
+});
+
+describe('readPulledState: the one rule for "holds no state" (backend reads, tfgate state push)', () => {
+  it('nothing pulled, or a state with no lineage, holds no state', async () => {
+    expect(await readPulledState(streamOf(''))).toBeUndefined();
+    expect(await readPulledState((async function* () {})())).toBeUndefined();
+    expect(await readPulledState(streamOf(state([], { lineage: '' })))).toBeUndefined();
+  });
+
+  it('a state whose every resource was destroyed keeps its lineage: read, with no resources', async () => {
+    // What terraform 1.11 writes after `terraform destroy` of everything.
+    const destroyed = JSON.stringify({
+      version: 4,
+      terraform_version: '1.11.4',
+      serial: 3,
+      lineage: 'e2c97807-435a-7d63-3a7f-9c302aa80df7',
+      outputs: {},
+      resources: [],
+      check_results: null,
+    });
+    for (const chunking of CHUNKINGS) {
+      expect(await readPulledState(streamOf(destroyed, chunking))).toEqual({
+        identity: { serial: 3, lineage: 'e2c97807-435a-7d63-3a7f-9c302aa80df7' },
+        state: { terraform_version: '1.11.4', resources: [] },
+      });
+    }
+  });
+
+  it('what is not a state is refused, not taken for "no state"', async () => {
+    await expect(readPulledState(streamOf('{"format_version":"1.0"}'))).rejects.toThrow(/missing "version"/);
+    await expect(readPulledState(streamOf(' '))).rejects.toBeInstanceOf(InvalidPlanError);
   });
 });
 

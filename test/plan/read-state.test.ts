@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidPlanError } from '../../src/errors/index.js';
+import { InvalidPlanError, StateMissingError } from '../../src/errors/index.js';
 import { readObservedState } from '../../src/plan/read-state.js';
 import { CHUNKINGS, streamOf } from './helpers.js';
 
@@ -98,14 +98,30 @@ describe('readObservedState', () => {
     });
   }
 
-  it('reads an empty state as zero resources', async () => {
-    expect(await readObservedState(streamOf('{"format_version":"1.0"}'))).toEqual({
-      format_version: '1.0',
-      resources: [],
-    });
+  it('refuses a document that holds no state: terraform prints it where there is none, and after a destroy', async () => {
+    for (const [text, what] of [
+      ['{"format_version":"1.0"}', 'it has no "values"'],
+      ['{"format_version":"1.0","terraform_version":"1.11.4","values":{}}', '"values" has no "root_module"'],
+    ] as const) {
+      const error = await readObservedState(streamOf(text), { description: 'state.json' }).catch(
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(StateMissingError);
+      const missing = error as StateMissingError;
+      expect(missing.exitCode).toBe(4);
+      expect(missing.message).toContain(`state.json holds no state: ${what}`);
+      expect(missing.message).toContain('never reads it as "nothing exists"');
+      expect(missing.hint).toContain('tfgate state push');
+      expect(missing.details).toMatchObject({ path: '$.values.root_module' });
+    }
+  });
+
+  it('reads a state with no resources (values.root_module with none, as terraform prints beside outputs)', async () => {
     expect(
       await readObservedState(
-        streamOf('{"format_version":"1.0","terraform_version":"1.11.4","values":{"root_module":{}}}'),
+        streamOf(
+          '{"format_version":"1.0","terraform_version":"1.11.4","values":{"outputs":{"o":{"sensitive":false,"value":"v","type":"string"}},"root_module":{}}}',
+        ),
       ),
     ).toEqual({ format_version: '1.0', terraform_version: '1.11.4', resources: [] });
   });

@@ -1,7 +1,7 @@
 // The service's CLI: `tfgate keys create` (admin API, key printed once to stdout) and `tfgate state push`
 // (a file, or terraform show -json run by tfgate on a real terraform_data state). Real child processes.
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
@@ -131,6 +131,79 @@ describe('tfgate state push', () => {
       `${CONFORMANCE}/packages/${id}/gate?min_severity=critical`,
     );
     expect(gate.body.blocking.map((f) => f.rule)).toEqual(['capability_dependency_missing']);
+  });
+
+  /** A terraform_data configuration, initialised (and applied, then destroyed, when asked). */
+  async function configuration(name: string, steps: Array<'apply' | 'destroy'>) {
+    const config = join(dir, name);
+    await mkdir(config, { recursive: true });
+    await writeFile(join(config, 'main.tf'), 'resource "terraform_data" "config" {\n  input = "v1"\n}\n');
+    const rc = join(dir, 'terraformrc');
+    await writeFile(rc, '');
+    const env = { TF_CLI_CONFIG_FILE: rc, TF_IN_AUTOMATION: '1' };
+    await execa('terraform', ['init', '-input=false'], { cwd: config, env });
+    for (const step of steps)
+      await execa('terraform', [step, '-auto-approve', '-input=false'], { cwd: config, env });
+    // The premise: show -json prints the same document where there is no state and after a destroy.
+    const shown = await execa('terraform', ['show', '-json'], { cwd: config, env });
+    expect(shown.stdout.trim()).toBe('{"format_version":"1.0"}');
+    return { config, env };
+  }
+
+  const queueStillJudged = async (id: string) => {
+    const gate = await api<{ blocking: Array<{ rule: string; address: string }> }>(
+      svc,
+      'POST',
+      `${CONFORMANCE}/packages/${id}/gate?refresh=true`,
+    );
+    return gate.body.blocking.some((f) => f.address === 'aws_sqs_queue.extra');
+  };
+
+  it('refuses to push where there is no state (show -json prints {"format_version":"1.0"}): exit 4, the pushed state stays', async () => {
+    const { config, env } = await configuration('tf-no-state', []);
+    const id = await createApprovedPackage(svc, design('push-no-state'), { observedState: STATE_WITH_QUEUE });
+    const res = await tfgate(['state', 'push', '--package', id, '--chdir', config], env);
+    expect(res.exitCode, res.stderr).toBe(4);
+    expect(res.stderr).toContain(
+      `error: there is no Terraform state in ${config}: \`terraform show -json\` printed no values and \`terraform state pull\` printed no state, so nothing was pushed`,
+    );
+    expect(res.stderr).toContain("hint: run tfgate state push in the configuration's directory");
+    expect(res.stderr).not.toContain('pushed observed state');
+    // Nothing was pushed: the refreshed gate still judges the earlier state, queue and all.
+    expect(await queueStillJudged(id)).toBe(true);
+  }, 60_000);
+
+  it('pushes a state whose every resource was destroyed as no resources: state pull shows the state exists', async () => {
+    const { config, env } = await configuration('tf-destroyed', ['apply', 'destroy']);
+    const id = await createApprovedPackage(svc, design('push-destroyed'), {
+      observedState: STATE_WITH_QUEUE,
+    });
+    const res = await tfgate(['state', 'push', '--package', id, '--chdir', config], env);
+    expect(res.exitCode, res.stderr).toBe(0);
+    expect(res.stderr).toMatch(
+      /pushed observed state of package push-destroyed: 0 resources from terraform state pull \(the state exists, lineage [0-9a-f-]{36}, and holds no resources\)/,
+    );
+    // The empty state was judged: the queue is gone, and so is the ledger's database.
+    expect(await queueStillJudged(id)).toBe(false);
+    const gate = await api<{ blocking: Array<{ rule: string }> }>(
+      svc,
+      'POST',
+      `${CONFORMANCE}/packages/${id}/gate`,
+    );
+    expect(gate.body.blocking.map((f) => f.rule)).toEqual(['capability_dependency_missing']);
+  }, 60_000);
+
+  it('--state-json: a document that holds no state is refused before it is sent whole (exit 4)', async () => {
+    const id = await createApprovedPackage(svc, design('push-file-no-state'), {
+      observedState: STATE_WITH_QUEUE,
+    });
+    const file = join(dir, 'no-state.json');
+    await writeFile(file, '{"format_version":"1.0"}\n');
+    const res = await tfgate(['state', 'push', '--package', id, '--state-json', file]);
+    expect(res.exitCode, res.stderr).toBe(4);
+    expect(res.stderr).toContain(`error: ${file} holds no state: it has no "values".`);
+    expect(res.stderr).toContain('hint: run `terraform show -json` where the state is');
+    expect(await queueStillJudged(id)).toBe(true);
   });
 
   it('fails without TFGATE_API_KEY, and on an unknown package with 404', async () => {

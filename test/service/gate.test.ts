@@ -263,6 +263,34 @@ describe('drift findings', () => {
     expect(wrongType.status).toBe(415);
     expect(wrongType.body).toMatchObject({ error: { code: 'unsupported_media_type' } });
   });
+
+  it('a state that holds none (show -json where there is no state) is 400 invalid_state: the findings stay open', async () => {
+    const id = await createApprovedPackage(svc, design('nostate-push'), { observedState: STATE_WITH_QUEUE });
+    const before = await gate(id, '?refresh=true');
+    expect(before.body.decision).toBe('block');
+    const empty = await push(id, '{"format_version":"1.0"}');
+    expect(empty.status).toBe(400);
+    expect(empty.body).toMatchObject({ error: { code: 'invalid_state' } });
+    expect((empty.body as { error: { message: string } }).error.message).toMatch(
+      /^the request body holds no state: it has no "values"\. .*never reads it as "nothing exists"/,
+    );
+    // Nothing was stored: the refreshed gate judges the state pushed before, and still blocks.
+    const after = await gate(id, '?refresh=true');
+    expect(after.body.decision).toBe('block');
+    expect(after.body.blocking.map((f) => f.id)).toEqual(before.body.blocking.map((f) => f.id));
+    // A state with no resources (values.root_module with none) is a state, judged as such: the queue is
+    // gone, and so is the ledger's database.
+    const none = await push(
+      id,
+      '{"format_version":"1.0","terraform_version":"1.11.4","values":{"root_module":{}}}',
+    );
+    expect(none.status).toBe(200);
+    expect(none.body).toMatchObject({ resources: 0 });
+    const judged = await gate(id, '?refresh=true');
+    expect(judged.body.blocking.map((f) => [f.rule, f.address])).toEqual([
+      ['capability_dependency_missing', 'aws_db_instance.ledger'],
+    ]);
+  });
 });
 
 describe('contract error order', () => {

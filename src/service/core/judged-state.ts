@@ -4,7 +4,7 @@
 import { createReadStream } from 'node:fs';
 import { errorMessage, isTfgateError } from '../../errors/index.js';
 import type { JudgedState, ObservedResource } from '../../model/index.js';
-import { readRawState } from '../../plan/read-raw-state.js';
+import { readPulledState } from '../../plan/read-raw-state.js';
 import { BackendReadError, noStateError, readBackendState } from '../../terraform/backend-state.js';
 import { detectTerraform, type TerraformBinary } from '../../terraform/binary.js';
 import type { PackageRecord, StateSourceRecord } from '../store/index.js';
@@ -98,8 +98,9 @@ async function readFromBackend(
     },
     async ({ rawFile }) => {
       const description = `the ${source.type} state of package "${pkg.packageId}"`;
-      const { identity, state } = await readRawState(createReadStream(rawFile), { description });
-      if (identity.lineage === '') throw noStateError(source.type);
+      const pulled = await readPulledState(createReadStream(rawFile), { description });
+      if (pulled === undefined) throw noStateError(source.type);
+      const { identity, state } = pulled;
       return {
         resources: state.resources,
         state: { source: source.type, serial: identity.serial, lineage: identity.lineage, read_at: readAt },
