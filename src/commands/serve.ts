@@ -1,6 +1,5 @@
 // `tfgate serve`: run the reference conformance service until SIGTERM or SIGINT, then shut down gracefully.
 import { type RunningService, type ServeConfig, startService } from '../service/index.js';
-import { isNewEmbeddedStore } from '../service/store/sqlite.js';
 
 export interface ServeOptions {
   /** The service's configuration, parsed by the CLI's normaliser (src/cli/normalise/serve.ts). */
@@ -48,12 +47,13 @@ export async function serve(options: ServeOptions): Promise<ServeResult> {
     stderr.write(`${NO_API_KEY_WARNING}\n`);
   };
   // A new embedded store: say so (an unexpected empty store is a wrong --data-dir), and say at once when it
-  // will start with no key.
-  if (config.databaseUrl === undefined && isNewEmbeddedStore(config.dataDir)) {
+  // will start with no key. Only once the port is bound and the data dir usable: a start that fails before
+  // says only why.
+  const creatingStore = () => {
     stderr.write(`tfgate serve: preparing a new store in ${config.dataDir} (first start)...\n`);
     if (!config.bootstrapApiKey) warnNoKey();
-  }
-  const service = await startService(config, undefined, { noApiKey: warnNoKey });
+  };
+  const service = await startService(config, undefined, { creatingStore, noApiKey: warnNoKey });
   const stopped = await (options.until ? options.until(service) : firstSignal());
   await service.close();
   return { url: service.url, ...(typeof stopped === 'string' ? { signal: stopped } : {}) };

@@ -2,12 +2,15 @@
 // with no API key says at once how to create the first one, a bad bootstrap key is a plain usage error, and
 // --help has one line per setting. Real child processes on a fresh embedded store.
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveServeConfig, SERVE_SETTINGS } from '../../src/service/config.js';
+import { startService } from '../../src/service/index.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const CLI = ['--import', join(ROOT, 'test/helpers/ts-register.mjs'), join(ROOT, 'src/cli/main.ts')];
@@ -105,6 +108,109 @@ describe('tfgate serve start-up notices', () => {
     for (const setting of SERVE_SETTINGS) {
       const line = lines.find((l) => l.trimStart().startsWith(setting.flag) && l.includes(setting.env));
       expect(line, setting.flag).toBeDefined();
+    }
+  });
+});
+
+/** Run serve to its exit (it must not start), with a fresh TFGATE_* environment. */
+function serveFails(args: string[], env: Record<string, string> = {}) {
+  const clean = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('TFGATE_') && name !== 'DATABASE_URL'),
+  );
+  return execa(process.execPath, [...CLI, 'serve', ...args], {
+    cwd: ROOT,
+    env: { ...clean, ...env },
+    extendEnv: false,
+    reject: false,
+    timeout: 60_000,
+  });
+}
+
+/** A plain refusal: exit 1, one error and its hint, no "internal error", no notice printed before it. */
+function expectPlainRefusal(res: { exitCode?: number; stderr: string }, message: RegExp, hint: RegExp) {
+  expect(res.exitCode, res.stderr).toBe(1);
+  const [error, hintLine, ...rest] = res.stderr.split('\n');
+  expect(error).toMatch(message);
+  expect(hintLine).toMatch(hint);
+  expect(rest).toEqual([]);
+  expect(res.stderr).not.toMatch(/internal error|bug in tfgate|preparing a new store|no API key yet/);
+}
+
+describe('tfgate serve start-up failures of the environment: plain words, exit 1, never "internal error"', () => {
+  let taken: Server;
+  let port: number;
+  beforeAll(async () => {
+    taken = createServer();
+    await new Promise<void>((done) => taken.listen(0, '127.0.0.1', done));
+    port = (taken.address() as { port: number }).port;
+  });
+  afterAll(async () => {
+    await new Promise((done) => taken?.close(done));
+  });
+
+  it('a port in use is said before any store is created or any notice printed', async () => {
+    const dataDir = join(dir, 'port-in-use');
+    const res = await serveFails(['--port', String(port), '--data-dir', dataDir]);
+    expectPlainRefusal(
+      res,
+      new RegExp(
+        `^error: tfgate serve cannot listen on 127\\.0\\.0\\.1:${port}: another process already listens on port ${port}$`,
+      ),
+      /^hint: stop that process .*pick a free port with --port \(env TFGATE_PORT\)/,
+    );
+    expect(existsSync(dataDir)).toBe(false);
+  });
+
+  it("a --host that does not resolve, or is not this machine's, is said before any store is created", async () => {
+    const dataDir = join(dir, 'bad-host');
+    const unresolved = await serveFails([
+      '--port',
+      '0',
+      '--host',
+      'no-such-host.invalid',
+      '--data-dir',
+      dataDir,
+    ]);
+    expectPlainRefusal(
+      unresolved,
+      /^error: tfgate serve cannot listen on no-such-host\.invalid:0: the name no-such-host\.invalid (does not resolve to an address|could not be looked up)/,
+      /^hint: (give an address or name of this machine with --host \(env TFGATE_HOST\)|try again)/,
+    );
+    // TEST-NET-1 (RFC 5737): never an address of this machine.
+    const foreign = await serveFails(['--port', '0', '--host', '192.0.2.1', '--data-dir', dataDir]);
+    expectPlainRefusal(
+      foreign,
+      /^error: tfgate serve cannot listen on 192\.0\.2\.1:0: 192\.0\.2\.1 is not an address of this machine$/,
+      /^hint: give an address or name of this machine with --host/,
+    );
+    expect(existsSync(dataDir)).toBe(false);
+  });
+});
+
+describe('startService binds the port before it opens the store', () => {
+  it('a request that arrives while the store is being created waits, then is answered', async () => {
+    const probe = createServer();
+    await new Promise<void>((done) => probe.listen(0, '127.0.0.1', done));
+    const port = (probe.address() as { port: number }).port;
+    await new Promise((done) => probe.close(done));
+    const config = resolveServeConfig(
+      { port: String(port), dataDir: join(dir, 'held-request'), logLevel: 'silent', driftInterval: '0' },
+      {},
+    );
+    let early: Promise<Response> | undefined;
+    const service = await startService(config, undefined, {
+      // The port is bound by now: this request reaches tfgate before the service exists.
+      creatingStore: () => {
+        early = fetch(`http://127.0.0.1:${port}/readyz`);
+      },
+    });
+    try {
+      expect(early).toBeDefined();
+      const answer = await early!;
+      expect(answer.status).toBe(200);
+      expect(await answer.json()).toEqual({ status: 'ready' });
+    } finally {
+      await service.close();
     }
   });
 });

@@ -22,6 +22,8 @@ import { SIGN_IN_THROTTLE } from './ui/sign-in.js';
 export interface ServiceServer {
   server: Server;
   routes: readonly Route[];
+  /** The request listener, attached to `server`; requests held while the service started are handed to it. */
+  handle(req: IncomingMessage, res: ServerResponse): void;
   /** Stops accepting, lets in-flight requests finish (up to `timeoutMs`), then closes what is left. */
   shutdown(timeoutMs: number): Promise<void>;
 }
@@ -63,7 +65,15 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   );
 }
 
-export function createServiceServer(ctx: ServiceContext, version: string): ServiceServer {
+/**
+ * The HTTP server, not yet serving: start-up binds it before opening the store (a port in use is said before
+ * a store is created), and createServiceServer attaches the service to it.
+ */
+export function createHttpServer(config: { requestTimeout: number }): Server {
+  return createServer({ requestTimeout: config.requestTimeout, keepAliveTimeout: 5000 });
+}
+
+export function createServiceServer(ctx: ServiceContext, version: string, server: Server): ServiceServer {
   let draining = false;
   const operational: Route[] = [
     defineRoute({
@@ -272,21 +282,20 @@ export function createServiceServer(ctx: ServiceContext, version: string): Servi
     send(res, reply, requestId);
   }
 
-  const server = createServer(
-    { requestTimeout: ctx.config.requestTimeout, keepAliveTimeout: 5000 },
-    (req, res) => {
-      // Never an unhandled rejection: it would stop the process and every request in flight.
-      handle(req, res).catch((error: unknown) => {
-        ctx.log.error('request failed', { error: errorMessage(error) });
-        res.destroy();
-      });
-    },
-  );
+  const listener = (req: IncomingMessage, res: ServerResponse): void => {
+    // Never an unhandled rejection: it would stop the process and every request in flight.
+    handle(req, res).catch((error: unknown) => {
+      ctx.log.error('request failed', { error: errorMessage(error) });
+      res.destroy();
+    });
+  };
+  server.on('request', listener);
   server.on('clientError', answerClientError);
 
   return {
     server,
     routes,
+    handle: listener,
     shutdown(timeoutMs) {
       draining = true;
       return new Promise<void>((resolve) => {

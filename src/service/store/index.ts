@@ -16,13 +16,20 @@ export type { EmbeddedSync } from './sqlite.js';
 export type { StateSourceRecord } from './state-sources.js';
 export { Store } from './store.js';
 
-export type StoreLocation = { databaseUrl: string } | { dataDir: string; sync?: EmbeddedSync };
+export type StoreLocation =
+  | { databaseUrl: string }
+  | {
+      dataDir: string;
+      sync?: EmbeddedSync;
+      /** Told when the data dir is usable and holds no store yet, before the new store is created. */
+      creating?: () => void;
+    };
 
 export async function openStore(location: StoreLocation): Promise<Store> {
   const db =
     'databaseUrl' in location
       ? await openPostgres(location.databaseUrl)
-      : await openEmbedded(location.dataDir, location.sync);
+      : await openEmbedded(location.dataDir, location.sync, location.creating);
   const store = new Store(db);
   await store.migrate();
   return store;

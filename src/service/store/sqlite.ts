@@ -249,7 +249,12 @@ function probe(db: DatabaseSync): void {
 /** How the embedded store commits: see the durability note at the top. */
 export type EmbeddedSync = 'normal' | 'full';
 
-export async function openEmbedded(dataDir: string, sync: EmbeddedSync = 'full'): Promise<SqlClient> {
+/** `creating` is told once the data dir is made and locked, when it holds no store yet: before creating one. */
+export async function openEmbedded(
+  dataDir: string,
+  sync: EmbeddedSync = 'full',
+  creating?: () => void,
+): Promise<SqlClient> {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const dbDir = join(dataDir, EMBEDDED_STORE_DIR);
   const unlock = lockDataDir(dataDir);
@@ -257,6 +262,7 @@ export async function openEmbedded(dataDir: string, sync: EmbeddedSync = 'full')
     unlock();
     throw pgliteDataDir(dataDir);
   }
+  if (isNewEmbeddedStore(dataDir)) creating?.();
   let db: DatabaseSync | undefined;
   try {
     mkdirSync(dbDir, { recursive: true, mode: 0o700 });
