@@ -108,12 +108,39 @@ const allowedOriginsSchema = z.pipe(
   }),
 );
 
+/**
+ * A PostgreSQL URL, postgres:// or postgresql:// (what node-postgres reads; it read "not a url" as the host
+ * "base" and tried a mysql:// URL as PostgreSQL). Messages never repeat the URL: it may hold a password.
+ */
+const databaseUrlSchema = z.string().check(
+  z.minLength(1),
+  z.superRefine((value: string, ctx) => {
+    let url: URL | undefined;
+    try {
+      url = new URL(value);
+    } catch {
+      url = undefined;
+    }
+    if (url !== undefined && (url.protocol === 'postgres:' || url.protocol === 'postgresql:')) return;
+    const scheme = url === undefined ? undefined : url.protocol.replace(/:$/, '');
+    const given =
+      scheme === undefined
+        ? 'is not a URL'
+        : `is a ${/^[a-z][a-z0-9+.-]{0,30}$/i.test(scheme) ? `${scheme}:` : 'non-PostgreSQL'} URL, and tfgate serve stores in PostgreSQL only`;
+    ctx.addIssue({
+      code: 'custom',
+      message: `${given}: give postgres://user@host:5432/database (or postgresql://…; the password in it or in PGPASSWORD), or leave it unset for the embedded store in --data-dir`,
+      input: undefined,
+    });
+  }),
+);
+
 export const serveConfigSchema = z.strictObject({
   host: z.string().check(z.minLength(1)),
   port: z.coerce.number().check(z.int(), z.gte(0), z.lte(65535)),
   dataDir: z.string().check(z.minLength(1)),
   embeddedSync: z.enum(['normal', 'full']),
-  databaseUrl: z.optional(z.string().check(z.minLength(1))),
+  databaseUrl: z.optional(databaseUrlSchema),
   driftInterval: durationSchema,
   driftCheckTimeout: durationSchema,
   stateBackends: stateBackendsSchema,
@@ -151,7 +178,10 @@ export type ServeConfig = z.output<typeof serveConfigSchema>;
 
 /** Option path → how the user wrote it: the flag, and its variable. */
 export const SERVE_OPTION_NAMES: Readonly<Record<string, string>> = Object.fromEntries([
-  ...SERVE_SETTINGS.map((s) => [s.key, `${s.flag.split(' ')[0]} (env ${s.env})`]),
+  ...SERVE_SETTINGS.map((s) => [
+    s.key,
+    `${s.flag.split(' ')[0]} (env ${s.env}${s.key === 'databaseUrl' ? ' or DATABASE_URL' : ''})`,
+  ]),
   ['bootstrapApiKey', 'TFGATE_BOOTSTRAP_API_KEY'],
 ]);
 

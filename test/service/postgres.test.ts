@@ -1,5 +1,7 @@
 // Two `tfgate serve` processes on one real PostgreSQL behave as one service: a scheduled drift check runs
 // once per interval across both, and an acknowledgement through one is honoured by the other's next gate.
+import { join, resolve } from 'node:path';
+import { execa } from 'execa';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
@@ -12,6 +14,7 @@ import {
 } from '../helpers/service.js';
 import { design, STATE_WITH_QUEUE } from './fixtures.js';
 
+const ROOT = resolve(import.meta.dirname, '..', '..');
 const INTERVAL_MS = 2000;
 const apiKey = 'tfg_two_instances_bootstrap_key_0123456789';
 let postgres: TestPostgres;
@@ -101,4 +104,25 @@ describe('two instances on one PostgreSQL', () => {
       await client.end();
     }
   });
+});
+
+describe('tfgate serve on a PostgreSQL it cannot use', () => {
+  it('a database that does not exist on the server: exit 1 in plain words, the password never printed', async () => {
+    const url = new URL(postgres.url);
+    url.password = 'a-db-password-canary';
+    url.pathname = '/tfgate_no_such_database';
+    const res = await execa(
+      process.execPath,
+      [
+        ...['--import', join(ROOT, 'test/helpers/ts-register.mjs'), join(ROOT, 'src/cli/main.ts')],
+        ...['serve', '--port', '0', '--database-url', url.toString()],
+      ],
+      { cwd: ROOT, env: { TFGATE_BOOTSTRAP_API_KEY: '' }, reject: false, timeout: 60_000 },
+    );
+    expect(res.exitCode, res.stderr).toBe(1);
+    expect(res.stderr).toBe(
+      `error: tfgate serve cannot connect to PostgreSQL at postgres://postgres:***@${url.host}/tfgate_no_such_database: the database "tfgate_no_such_database" does not exist\n` +
+        'hint: create it (createdb tfgate_no_such_database), or correct the database name: check --database-url (env TFGATE_DATABASE_URL or DATABASE_URL)',
+    );
+  }, 60_000);
 });

@@ -3,7 +3,7 @@
 // --help has one line per setting. Real child processes on a fresh embedded store.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -184,6 +184,71 @@ describe('tfgate serve start-up failures of the environment: plain words, exit 1
       /^hint: give an address or name of this machine with --host/,
     );
     expect(existsSync(dataDir)).toBe(false);
+  });
+
+  it('a --data-dir that is a file, or under one, names it and says what to give instead', async () => {
+    const file = join(dir, 'a-file');
+    await writeFile(file, 'not a directory');
+    expectPlainRefusal(
+      await serveFails(['--port', '0', '--data-dir', file]),
+      new RegExp(
+        `^error: tfgate serve cannot use the data dir ${file}: ${file} is a file, not a directory \\(EEXIST\\)$`,
+      ),
+      /^hint: give a directory with --data-dir \(env TFGATE_DATA_DIR\)/,
+    );
+    expectPlainRefusal(
+      await serveFails(['--port', '0', '--data-dir', join(file, 'data')]),
+      /: a part of its path is a file, not a directory \(ENOTDIR\)$/,
+      /^hint: give a path whose parents are directories/,
+    );
+  });
+
+  it('a --database-url that is not a PostgreSQL URL is a usage error naming the setting, never echoing the URL', async () => {
+    for (const [url, said] of [
+      ['not a url', 'is not a URL'],
+      [
+        'mysql://tfgate:a-db-password-canary@db.example/tfgate',
+        'is a mysql: URL, and tfgate serve stores in PostgreSQL only',
+      ],
+    ] as const) {
+      // As the flag, and as DATABASE_URL.
+      for (const [args, env] of [
+        [['--database-url', url], {}],
+        [[], { DATABASE_URL: url }],
+      ] as Array<[string[], Record<string, string>]>) {
+        const res = await serveFails(['--port', '0', ...args], env);
+        expectPlainRefusal(
+          res,
+          new RegExp(
+            `^error: --database-url \\(env TFGATE_DATABASE_URL or DATABASE_URL\\): ${said}: give postgres://user@host:5432/database`,
+          ),
+          /^hint: run tfgate serve --help/,
+        );
+        expect(res.stderr).not.toContain('canary');
+      }
+    }
+  });
+
+  it('a database that refuses the connection is said with its host and port, the password hidden', async () => {
+    // The port just taken and released: nothing listens there.
+    const free = createServer();
+    await new Promise<void>((done) => free.listen(0, '127.0.0.1', done));
+    const closed = (free.address() as { port: number }).port;
+    await new Promise((done) => free.close(done));
+    const res = await serveFails([
+      '--port',
+      '0',
+      '--database-url',
+      `postgres://tfgate:a-db-password-canary@127.0.0.1:${closed}/tfgate`,
+    ]);
+    expectPlainRefusal(
+      res,
+      new RegExp(
+        `^error: tfgate serve cannot connect to PostgreSQL at postgres://tfgate:\\*\\*\\*@127\\.0\\.0\\.1:${closed}/tfgate: nothing accepts connections at 127\\.0\\.0\\.1:${closed} \\(ECONNREFUSED\\)$`,
+      ),
+      /^hint: start PostgreSQL there, or correct the host and port: check --database-url/,
+    );
+    expect(res.stderr).not.toContain('canary');
   });
 });
 

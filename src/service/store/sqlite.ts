@@ -78,6 +78,54 @@ export function damagedDataDir(dataDir: string, dbDir: string, cause: unknown): 
   );
 }
 
+/** Why a data dir cannot be made or written, by the errno of mkdir or of the lock file's write. */
+const UNUSABLE: Record<string, { why: (dataDir: string) => string; hint: string }> = {
+  EEXIST: {
+    why: (dataDir) => `${dataDir} is a file, not a directory`,
+    hint: 'give a directory with --data-dir (env TFGATE_DATA_DIR); it is created when missing. Or move the file aside',
+  },
+  ENOTDIR: {
+    why: () => 'a part of its path is a file, not a directory',
+    hint: 'give a path whose parents are directories with --data-dir (env TFGATE_DATA_DIR); it is created when missing',
+  },
+  EACCES: {
+    why: () => 'permission denied',
+    hint: 'run tfgate serve as a user that may create and write it, or give another --data-dir (env TFGATE_DATA_DIR)',
+  },
+  EPERM: {
+    why: () => 'operation not permitted',
+    hint: 'run tfgate serve as a user that may create and write it, or give another --data-dir (env TFGATE_DATA_DIR)',
+  },
+  EROFS: {
+    why: () => 'the file system is read-only',
+    hint: 'give a --data-dir (env TFGATE_DATA_DIR) on a writable file system, such as a mounted volume',
+  },
+  ENOSPC: { why: () => 'the disk is full', hint: 'free space on its disk, or give another --data-dir' },
+  ENAMETOOLONG: {
+    why: () => 'the path is too long',
+    hint: 'give a shorter --data-dir (env TFGATE_DATA_DIR)',
+  },
+  ELOOP: {
+    why: () => 'its path loops through symbolic links',
+    hint: 'give a --data-dir (env TFGATE_DATA_DIR) whose symbolic links resolve',
+  },
+};
+
+/**
+ * The data dir cannot be created or written (a file in its place, no permission, a read-only disk): the
+ * operator's to fix, said with the errno. A TfgateError (the data dir in use) and an unknown failure are kept.
+ */
+export function unusableDataDir(dataDir: string, error: unknown): unknown {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  const known = code === undefined ? undefined : UNUSABLE[code];
+  if (known === undefined || error instanceof UsageError) return error;
+  return new UsageError(
+    'data_dir_unusable',
+    `tfgate serve cannot use the data dir ${dataDir}: ${known.why(dataDir)} (${code})`,
+    { hint: known.hint, cause: error },
+  );
+}
+
 /** A data dir from a development build that kept its store in PGlite (never released: nothing to migrate). */
 function pgliteDataDir(dataDir: string): UsageError {
   const old = join(dataDir, 'pgdata');
@@ -255,9 +303,14 @@ export async function openEmbedded(
   sync: EmbeddedSync = 'full',
   creating?: () => void,
 ): Promise<SqlClient> {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  let unlock: () => void;
+  try {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    unlock = lockDataDir(dataDir);
+  } catch (error) {
+    throw unusableDataDir(dataDir, error);
+  }
   const dbDir = join(dataDir, EMBEDDED_STORE_DIR);
-  const unlock = lockDataDir(dataDir);
   if (!existsSync(dbDir) && existsSync(join(dataDir, OLD_PGLITE_VERSION_FILE))) {
     unlock();
     throw pgliteDataDir(dataDir);
