@@ -1,11 +1,21 @@
 #!/usr/bin/env node
 // The one top-level catch: every command returns an exit code or throws; here errors become exit codes.
+import { constants } from 'node:os';
 import { type Command, CommanderError } from 'commander';
-import { ExitCode, exitCodeFor, formatError } from '../errors/index.js';
+import {
+  ExitCode,
+  exitCodeFor,
+  formatError,
+  InterruptedError,
+  type InterruptSignal,
+} from '../errors/index.js';
 import { terminalSafeLines } from '../report/terminal-safe.js';
 import { recordedExitCode } from './exit-code.js';
 import { explainMissingOptions } from './missing-options.js';
 import { buildProgram } from './program.js';
+
+/** Set when a signal ended the command outside a terraform step: tfgate then ends as that signal ends it. */
+let endingSignal: InterruptSignal | undefined;
 
 async function main(argv: string[]): Promise<number> {
   // The command that ran, so a missing flag is named in that command's words.
@@ -22,6 +32,11 @@ async function main(argv: string[]): Promise<number> {
     const explained = explainMissingOptions(error, running);
     // A message may quote a path, a key or a service's words: its control characters are shown, not obeyed.
     process.stderr.write(`${terminalSafeLines(formatError(explained))}\n`);
+    if (explained instanceof InterruptedError) {
+      // As `check` and `gate` end on the signal: killed by it (the shell's 130 for SIGINT, 143 for SIGTERM).
+      endingSignal = explained.signal;
+      return 128 + constants.signals[explained.signal];
+    }
     return exitCodeFor(explained);
   }
 }
@@ -44,8 +59,21 @@ main(process.argv).then(async (code) => {
   await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
   // A child still running (terraform, after a signal was forwarded to it) keeps tfgate until it exits, as the
   // event loop would: tfgate never ends while terraform may still hold the state lock.
-  if (!process.getActiveResourcesInfo().includes('ProcessWrap')) process.exit(code);
+  if (!process.getActiveResourcesInfo().includes('ProcessWrap')) end(code);
+  else if (endingSignal !== undefined) process.once('beforeExit', () => end(code));
 });
+
+/** Exit with `code`; after an interrupt, by the signal itself, as a process without a handler for it ends. */
+function end(code: number): void {
+  if (endingSignal !== undefined) {
+    process.removeAllListeners(endingSignal);
+    process.kill(process.pid, endingSignal);
+    // Where the signal does not end the process (PID 1 in a container ignores it), its exit code does.
+    setTimeout(() => process.exit(code), 1000);
+    return;
+  }
+  process.exit(code);
+}
 
 /** Resolves when what was written to `stream` has been handed to the OS (or the stream failed). */
 function flushed(stream: NodeJS.WriteStream): Promise<void> {

@@ -8,4 +8,11 @@ export {
 } from './options.js';
 export { type ProgressReporter, type StepOptions, silentProgress } from './progress.js';
 export { type WrapperSession, withSession } from './session.js';
-export { applyStep, type Evaluated, evaluateStep, planWhileLoading, throwIfInterrupted } from './steps.js';
+export {
+  applyStep,
+  type Evaluated,
+  evaluateStep,
+  type InterruptedDuring,
+  planWhileLoading,
+  throwIfInterrupted,
+} from './steps.js';

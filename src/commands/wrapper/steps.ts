@@ -1,11 +1,14 @@
-// The wrapper's steps, each on its own: plan (while the policy loads), evaluate, apply. A signal between or
-// during steps ends the run with the "interrupted" error; evaluation failures mean no decision (exit 4).
+// The wrapper's steps, each on its own: plan (while the policy loads), evaluate, apply. A signal during terraform
+// plan or apply ends the run with terraform's "interrupted" error (exit 2); one at any other time (start-up,
+// evaluation, between steps) ends it as the signal ends `check` (InterruptedError: nothing was applied).
+// Evaluation failures mean no decision (exit 4).
 import {
   ADVISORY_CONSEQUENCE,
   advisoryNotice,
   ExitCode,
   errorMessage,
   IncompletePlanError,
+  InterruptedError,
   isTfgateError,
   NoDecisionError,
   TerraformError,
@@ -37,15 +40,32 @@ export async function planWhileLoading(
   return { outcome: planned.outcome, evaluator };
 }
 
-/** Once a signal arrived, nothing further may run: throw the "interrupted" error. */
-export function throwIfInterrupted(guard: SignalGuard, during: string, cause?: unknown): void {
-  if (guard.received === undefined) return;
-  throw new TerraformError('interrupted', `interrupted by ${guard.received} during ${during}`, {
+/** Where a signal can arrive: a terraform step (terraform got it and stopped), or tfgate's own work. */
+export type InterruptedDuring = 'start-up' | 'terraform plan' | 'evaluation' | 'terraform apply';
+
+/**
+ * Once a signal arrived, nothing further may run: throw. During terraform plan or apply terraform got the
+ * signal and stopped (releasing its lock): terraform's "interrupted" error, exit 2. At any other time no
+ * terraform step ran and nothing was applied: an InterruptedError, which ends tfgate as the signal ends
+ * `check` and `gate` (130 for SIGINT), never as a terraform failure.
+ */
+export function throwIfInterrupted(guard: SignalGuard, during: InterruptedDuring, cause?: unknown): void {
+  const signal = guard.received;
+  if (signal === undefined) return;
+  const causing = cause === undefined ? {} : { cause };
+  if (during !== 'terraform plan' && during !== 'terraform apply') {
+    throw new InterruptedError(
+      signal,
+      `interrupted by ${signal} during ${during}: nothing was applied`,
+      causing,
+    );
+  }
+  throw new TerraformError('interrupted', `interrupted by ${signal} during ${during}`, {
     hint:
       during === 'terraform apply'
         ? 'terraform stopped and released its lock; the apply may be partial: run `terraform plan` to see what remains'
         : 'terraform stopped and released its lock; nothing was applied',
-    ...(cause === undefined ? {} : { cause }),
+    ...causing,
   });
 }
 
