@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { UsageError } from '../errors/index.js';
 import type { ServeConfig } from './config.js';
 import { bootstrap } from './core/admin.js';
+import { hashApiKey } from './core/api-keys.js';
 import { createContext, type ServiceContext } from './core/context.js';
 import { createLogger, type Logger } from './core/log.js';
 import { loadPlatformKey } from './core/signing-key.js';
@@ -75,6 +76,11 @@ export async function startService(
       );
     } else if (!config.bootstrapApiKey && !(await store.apiKeys.any())) {
       notices.noApiKey?.();
+    } else if (config.bootstrapApiKey && !(await store.apiKeys.lookup(hashApiKey(config.bootstrapApiKey)))) {
+      // Another key than the one the store was bootstrapped with: said, or a newcomer calls with it in vain.
+      log.warn(
+        'bootstrap: TFGATE_BOOTSTRAP_API_KEY was not used: this store already has API keys, and the bootstrap key only creates the first one; call with a key the store holds, or create one with tfgate keys create',
+      );
     }
     const platformKey = await loadPlatformKey({
       store,

@@ -52,7 +52,7 @@ async function startAndStop(dataDir: string, env: Record<string, string> = {}) {
   });
   child.kill('SIGTERM');
   await exited;
-  return { stderr, stderrBeforeListening: stderrBeforeListening ?? '' };
+  return { stderr, stdout, stderrBeforeListening: stderrBeforeListening ?? '' };
 }
 
 describe('tfgate serve start-up notices', () => {
@@ -80,6 +80,16 @@ describe('tfgate serve start-up notices', () => {
     expect(first.stderr).not.toContain('no API key');
     const second = await startAndStop(dataDir);
     expect(second.stderr).not.toContain('no API key');
+    // The same key again is silent; another one is said not to be used (it would be called with in vain).
+    const same = await startAndStop(dataDir, {
+      TFGATE_BOOTSTRAP_API_KEY: 'a-bootstrap-key-of-32-characters',
+    });
+    expect(same.stdout).not.toContain('was not used');
+    const other = await startAndStop(dataDir, {
+      TFGATE_BOOTSTRAP_API_KEY: 'another-bootstrap-key-of-32-chars',
+    });
+    expect(other.stdout).toContain('bootstrap: TFGATE_BOOTSTRAP_API_KEY was not used');
+    expect(other.stdout + other.stderr).not.toContain('another-bootstrap-key-of-32-chars');
   }, 240_000);
 
   it('a too-short bootstrap key is a plain usage error (exit 1), never "internal error" with the schema JSON', async () => {
