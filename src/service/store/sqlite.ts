@@ -8,13 +8,12 @@
 // - Transactions: node:sqlite runs each statement synchronously, but a SqlClient transaction is an async
 //   callback, so transactions are serialised in this process (one open at a time); a statement outside a
 //   transaction waits for the open one to end, so it never runs inside another request's transaction.
-// - Durability: WAL. With synchronous=NORMAL (the default) every commit is written to the WAL file before the
-//   call returns, so a kill -9 or any crash of tfgate loses nothing answered (the kill -9 tests); only a power
-//   loss or OS crash may lose the last commits (never corrupting the store). synchronous=FULL (--embedded-sync
-//   full) also fsyncs each commit: measured here (bench/service.bench.mjs), one gate client made 915 req/s
-//   with FULL and 3,706 with NORMAL at load 3-4 (361 and 1,484 at load 19): the fsync is most of a call, so
-//   the default meets the gate's target and FULL is there for who needs power-loss durability. The audit
-//   log's group commit (audit.ts) shares one commit among concurrent calls either way.
+// - Durability: WAL. synchronous=FULL (the default, --embedded-sync full) fsyncs each commit, so an answered
+//   write survives a power loss too, as PostgreSQL's default does. synchronous=NORMAL (--embedded-sync normal)
+//   writes each commit to the WAL file before the call returns, so a kill -9 or any crash of tfgate loses
+//   nothing answered (the kill -9 tests), but a power loss or OS crash may lose the last commits (never
+//   corrupting the store). The fsync is most of a one-client gate call (README, Benchmarks: 1,725 against
+//   3,044 req/s). The audit log's group commit (audit.ts) shares one commit among concurrent calls either way.
 // - One process per data dir: the owner lock (data-dir-lock.ts).
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
