@@ -18,6 +18,7 @@ import type { RootReport, RootsReport } from '../report/subject.js';
 import { emitReports } from '../report/targets.js';
 import * as z from '../schemas/zod.js';
 import { mapWithinBound } from './bounded.js';
+import { reportOutputs, requireOutputs } from './input-files.js';
 import type { CommandIo } from './io.js';
 import { planInputSchema, planSource } from './plan-input.js';
 import { type PlanRoot, resolvePlanSet } from './plan-set.js';
@@ -69,6 +70,7 @@ export interface CheckManyOutcome {
 
 export async function runCheckMany(options: CheckManyOptions, context: CommandIo): Promise<CheckManyOutcome> {
   // Read: which plans, each with its root, package and route; usage errors all come before any evaluation.
+  requireOutputs(reportOutputs(options.reports));
   const roots = await resolvePlanSet(options);
   for (const route of distinctRoutes(roots)) await checkRoute(route, context.env);
   const evaluators = new EvaluatorPool(context);

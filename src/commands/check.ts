@@ -16,7 +16,7 @@ import {
   checkManyOptionsSchema,
   runCheckMany,
 } from './check-many.js';
-import { requireFiles } from './input-files.js';
+import { reportOutputs, requireFiles, requireOutputs } from './input-files.js';
 import type { CommandIo } from './io.js';
 import { evaluatePlan, type PipelineOutcome } from './pipeline.js';
 import { planInputSchema, planSource } from './plan-input.js';
@@ -109,13 +109,14 @@ function manyFromOne(options: CheckOptions): CheckManyOptions {
 }
 
 async function runCheckOne(options: CheckOptions, context: CheckContext): Promise<PipelineOutcome> {
-  const reports = options.customPolicyCheck ? await policyCheckReports(options.reports) : options.reports;
   // Files the user named, and the route's settings, before anything is read: a missing one is a usage error.
   await requireFiles([
     ...(options.plan.path === '-' ? [] : [{ flag: PLAN_FLAG[options.plan.kind], path: options.plan.path }]),
     ...(options.approvedFindings ? [{ flag: '--approved-findings', path: options.approvedFindings }] : []),
   ]);
+  requireOutputs(reportOutputs(options.reports));
   await checkRoute(options.route, context.env);
+  const reports = options.customPolicyCheck ? await policyCheckReports(options.reports) : options.reports;
   let evaluator: PlanEvaluator;
   let source: PlanSource;
   let approved: ApprovedFindings | undefined;

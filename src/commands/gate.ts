@@ -15,6 +15,7 @@ import { emitReports } from '../report/targets.js';
 import { summaryLine } from '../report/view.js';
 import * as z from '../schemas/zod.js';
 import { advisoryWithoutDecision } from './advisory.js';
+import { reportOutputs, requireOutputs } from './input-files.js';
 import type { CommandIo } from './io.js';
 
 export const gateOptionsSchema = z.object({
@@ -55,6 +56,8 @@ async function designArtifact(file: string): Promise<{ fallbackFile?: string }> 
 }
 
 export async function runGate(options: GateOptions, context: GateContext): Promise<GateCommandOutcome> {
+  // Where the reports go, before the service is asked: a decision is never lost to a path that cannot be written.
+  requireOutputs(reportOutputs(options.reports));
   const client = await ServiceClient.fromOptions(options.client, context.env, context.transport);
   try {
     let outcome: GateOutcome;

@@ -1,7 +1,11 @@
-// Files the user named on the command line, checked before any work starts: a missing one is a usage error
-// (exit 1) in every command, naming the flag and the path, never a "no decision" found halfway through.
-import { statSync } from 'node:fs';
+// Files the user named on the command line, checked before any work starts: a missing input, or an output
+// that could not be written, is a usage error (exit 1) in every command, naming the flag and the path, never a
+// "no decision" found halfway through.
+import { accessSync, constants, realpathSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { UsageError } from '../errors/index.js';
+import type { ReportFormat } from '../report/formats.js';
+import type { ReportTarget } from '../report/targets.js';
 
 export interface NamedFile {
   /** How the user gave it: "--bundle", "TFGATE_PUBLIC_KEY", ... */
@@ -30,4 +34,100 @@ export async function requireFiles(files: readonly NamedFile[]): Promise<void> {
       });
     }
   }
+}
+
+/** A file a command will write, as the user named it. */
+export interface NamedOutput {
+  /** What it is: "the sarif report", "the plan (--out)". */
+  what: string;
+  path: string;
+  /** A file name to suggest when the path names a directory: "tfgate.sarif". */
+  example: string;
+}
+
+const REPORT_EXTENSIONS: Readonly<Record<ReportFormat, string>> = {
+  text: 'txt',
+  json: 'json',
+  markdown: 'md',
+  sarif: 'sarif',
+  junit: 'xml',
+};
+
+/** The report targets that go to a file, as outputs to check (a report on stdout is not one). */
+export function reportOutputs(targets: readonly ReportTarget[]): NamedOutput[] {
+  return targets.flatMap((target) =>
+    target.path === undefined
+      ? []
+      : [
+          {
+            what: `the ${target.format} report`,
+            path: target.path,
+            example: `tfgate.${REPORT_EXTENSIONS[target.format]}`,
+          },
+        ],
+  );
+}
+
+/**
+ * Where a command will write, checked before any work starts (before terraform plans, before a plan is read):
+ * each path's directory exists, is a directory and can be written to; the path is not a directory; no two
+ * outputs are one file. A usage error (exit 1) naming the path: a decision is never lost, after a whole plan,
+ * to a file that could not be written, and one report never silently replaces another.
+ */
+export function requireOutputs(outputs: readonly NamedOutput[]): void {
+  const seen = new Map<string, NamedOutput>();
+  for (const output of outputs) {
+    const file = writableFile(output);
+    const earlier = seen.get(file);
+    if (earlier) {
+      throw new UsageError(
+        'invalid_output',
+        `${earlier.what} and ${output.what} would both be written to ${output.path}: the second would replace the first`,
+        { hint: 'give each report its own file (--report <format>=<file>)' },
+      );
+    }
+    seen.set(file, output);
+  }
+}
+
+/** The output's file as the same file is always named (its directory's real path), or a usage error. */
+function writableFile(output: NamedOutput): string {
+  const { path } = output;
+  const refuse = (reason: string, hint: string, cause?: unknown): never => {
+    throw new UsageError('invalid_output', `cannot write ${output.what} to ${path}: ${reason}`, {
+      hint,
+      ...(cause === undefined ? {} : { cause }),
+    });
+  };
+  const where = `relative paths start at ${process.cwd()}`;
+  if (/[\\/]$/.test(path)) {
+    return refuse('it names a directory', `name a file, not a directory: e.g. ${join(path, output.example)}`);
+  }
+  const directory = dirname(path);
+  let real: string;
+  try {
+    real = realpathSync(directory);
+  } catch (error) {
+    return refuse(
+      `the directory ${directory} does not exist`,
+      `create ${directory} first, or name a file in a directory that exists (${where})`,
+      error,
+    );
+  }
+  if (!statSync(real).isDirectory()) {
+    return refuse(`${directory} is not a directory`, `name a file in a directory (${where})`);
+  }
+  try {
+    accessSync(real, constants.W_OK | constants.X_OK);
+  } catch (error) {
+    return refuse(
+      `the directory ${directory} is not writable`,
+      `name a file in a directory you can write to, or change ${directory}'s permissions`,
+      error,
+    );
+  }
+  if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) {
+    return refuse('it is a directory', `name a file, not a directory: e.g. ${join(path, output.example)}`);
+  }
+  return join(real, basename(path));
 }

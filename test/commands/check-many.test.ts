@@ -123,6 +123,22 @@ describe('many plans, one verdict', () => {
     expect(advisory.stderr).toMatch(/ADVISORY MODE: no decision could be reached/);
   });
 
+  it('report files are checked before any plan is judged: a missing directory or two reports to one file is exit 1', async () => {
+    const plans = ['--plan-json', 'stacks/network/plan.json', '--plan-json', 'stacks/app/plan.json'];
+    const missing = await check(...plans, '--report', 'text', '--report', 'junit=missing/r.xml');
+    expect(missing.exitCode, missing.stderr).toBe(1);
+    expect(missing.stderr).toContain(
+      'cannot write the junit report to missing/r.xml: the directory missing does not exist',
+    );
+    expect(missing.stdout).toBe('');
+    const twice = await check(...plans, '--report', 'json=twice.txt', '--report', 'sarif=./twice.txt');
+    expect(twice.exitCode, twice.stderr).toBe(1);
+    expect(twice.stderr).toContain(
+      'the json report and the sarif report would both be written to ./twice.txt',
+    );
+    await expect(readFile(join(repo, 'twice.txt'))).rejects.toThrow(/ENOENT/);
+  });
+
   it('a plan map gives each plan its own package (bundle) and root name', async () => {
     // A second bundle, signed with another key: it does not verify with the fixture's public key.
     const other = await scenarioBundle('no-change');

@@ -1,6 +1,6 @@
 // `tfgate check` through the built CLI: exit codes, the json shape, the text table, and fail-closed errors.
 // A bundle is built with `tfgate bundle build` from a corpus design and the real policy.
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scenario } from '../fixtures/corpus.js';
@@ -119,6 +119,83 @@ describe('tfgate check decides', () => {
     expect(result.stderr).toMatch(/--report/);
     expect(result.stderr).not.toMatch(/Invalid input|ZodError/);
     expect((await readdir(fixture.dir)).filter((n) => n.startsWith('out'))).toEqual([]);
+  });
+
+  it.each([
+    [
+      'in a directory that does not exist',
+      'missing/r.json',
+      /cannot write the json report to missing\/r\.json: the directory missing does not exist/,
+    ],
+    ['that is a directory', 'rdir', /cannot write the json report to rdir: it is a directory/],
+    [
+      'under a file',
+      'notes.txt/r.json',
+      /cannot write the json report to notes\.txt\/r\.json: notes\.txt is not a directory/,
+    ],
+  ])(
+    'a report file %s is a usage error (exit 1) before the plan is read, naming the path',
+    async (_what, path, message) => {
+      const cwd = await mkdtemp(join(fixture.dir, 'paths-'));
+      await mkdir(join(cwd, 'rdir'));
+      await writeFile(join(cwd, 'notes.txt'), 'keep me\n');
+      const result = await runCli(
+        [
+          'check',
+          '--plan-json',
+          cloud.planPath,
+          '--bundle',
+          fixture.bundlePath,
+          '--public-key',
+          fixture.publicKeyPath,
+          '--report',
+          'text',
+          '--report',
+          `json=${path}`,
+        ],
+        { cwd },
+      );
+      expect(result.exitCode, result.stderr).toBe(1);
+      expect(result.stderr).toMatch(message);
+      expect(result.stderr).toMatch(/^hint: /m);
+      // Refused before evaluating: no report printed, nothing written, the file under it untouched.
+      expect(result.stdout).toBe('');
+      expect((await readdir(cwd)).sort()).toEqual(['notes.txt', 'rdir']);
+      expect(await readdir(join(cwd, 'rdir'))).toEqual([]);
+      expect(await readFile(join(cwd, 'notes.txt'), 'utf8')).toBe('keep me\n');
+    },
+  );
+
+  it('refuses two reports to one file (the second silently replaced the first), however the path is spelled', async () => {
+    const cwd = await mkdtemp(join(fixture.dir, 'same-'));
+    await mkdir(join(cwd, 'sub'));
+    for (const [first, second] of [
+      ['out.txt', 'out.txt'],
+      ['out.txt', 'sub/../out.txt'],
+      ['out.txt', join(cwd, 'out.txt')],
+    ]) {
+      const result = await runCli(
+        [
+          'check',
+          '--plan-json',
+          cloud.planPath,
+          '--bundle',
+          fixture.bundlePath,
+          '--public-key',
+          fixture.publicKeyPath,
+          '--report',
+          `json=${first}`,
+          '--report',
+          `sarif=${second}`,
+        ],
+        { cwd },
+      );
+      expect(result.exitCode, result.stderr).toBe(1);
+      expect(result.stderr).toContain(
+        `the json report and the sarif report would both be written to ${second}: the second would replace the first`,
+      );
+      expect(await readdir(cwd)).toEqual(['sub']);
+    }
   });
 
   it('takes the public key and threshold from TFGATE_PUBLIC_KEY and TFGATE_MIN_SEVERITY', async () => {

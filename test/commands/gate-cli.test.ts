@@ -84,6 +84,18 @@ describe('tfgate gate exit codes', () => {
     );
   });
 
+  it('exit 1 for a report file that cannot be written, before the service is asked', async () => {
+    // No service listens here: a path checked only after the gate would say "could not reach" (exit 4).
+    const port = await freePort();
+    const result = await runCli(['gate', '--package', 'p', '--report', 'sarif=/nonexistent/gate.sarif'], {
+      env: env({ TFGATE_BASE_URL: `http://127.0.0.1:${port}`, TFGATE_RETRY_BASE_DELAY_MS: '1' }),
+    });
+    expect(result.exitCode, result.stderr).toBe(1);
+    expect(result.stderr).toContain(
+      'cannot write the sarif report to /nonexistent/gate.sarif: the directory /nonexistent does not exist',
+    );
+  });
+
   it('exit 1 for a bad flag value, naming the flag', async () => {
     const result = await runCli(['gate', '--package', 'p', '--min-severity', 'severe'], { env: env() });
     expect(result.exitCode).toBe(1);

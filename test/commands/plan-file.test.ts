@@ -1,6 +1,6 @@
 // `tfgate check --plan-file`: a saved plan (Atlantis's $PLANFILE, Spacelift's spacelift.plan) streamed
 // through the real `terraform show -json` into the real bundle evaluation.
-import { rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -187,6 +187,43 @@ describe('tfgate check --plan-file', () => {
         // Terraform never started: neither its plan nor tfgate's "terraform plan" step was printed.
         expect(result.stdout + result.stderr).not.toMatch(/terraform plan|Plan:|will be created/);
       }
+    },
+  );
+
+  it.each([
+    [
+      'a report in a directory that does not exist',
+      ['--report', 'sarif=/nonexistent/x.sarif'],
+      'cannot write the sarif report to /nonexistent/x.sarif: the directory /nonexistent does not exist',
+    ],
+    [
+      'a report that is a directory',
+      ['--report', 'json=rdir'],
+      'cannot write the json report to rdir: it is a directory',
+    ],
+    [
+      'two reports to one file',
+      ['--report', 'json=out.txt', '--report', 'junit=out.txt'],
+      'the json report and the junit report would both be written to out.txt',
+    ],
+  ])(
+    'plan and apply check where the reports go before terraform starts: %s is exit 1 with no plan printed',
+    async (_what, reports, message) => {
+      await buildCli();
+      const ws = TerraformWorkspace.create(EXAMPLE_DIR);
+      workspaces.push(ws);
+      mkdirSync(join(ws.dir, 'rdir'));
+      const route = ['--bundle', sanctioned.bundle, '--public-key', sanctioned.publicKey];
+      const env = { TF_CLI_CONFIG_FILE: String(ws.env.TF_CLI_CONFIG_FILE) };
+      for (const command of ['plan', 'apply']) {
+        const result = await runCli([command, ...route, ...reports], { env, cwd: ws.dir });
+        expect(result.exitCode, result.stderr).toBe(ExitCode.usage);
+        expect(result.stderr).toContain(message);
+        // Terraform never started: a decision made after a whole plan was lost to the path (exit 4).
+        expect(result.stdout + result.stderr).not.toMatch(/terraform plan|Plan:|will be created/);
+        expect(existsSync(join(ws.dir, 'out.txt'))).toBe(false);
+      }
+      expect(ws.stateAddresses()).toEqual([]);
     },
   );
 

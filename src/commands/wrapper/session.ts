@@ -12,6 +12,7 @@ import {
   SignalGuard,
   Terraform,
 } from '../../terraform/index.js';
+import { reportOutputs, requireOutputs } from '../input-files.js';
 import { checkRoute, openEvaluator } from '../route.js';
 import type { WrapperContext, WrapperOptions } from './options.js';
 
@@ -58,6 +59,8 @@ export async function withSession<T>(
     // Route and key settings first: a missing one must not come after terraform has planned.
     await checkRoute(options.route, context.env);
     const cdktf = await resolveCdktfTarget(options, args.chdir, context);
+    // Where the reports go, too: a decision is never lost, after a whole plan, to a path that cannot be written.
+    requireOutputs(reportOutputs(options.reports));
     const machineReportOnStdout = options.reports.some(
       (r) => r.path === undefined && r.format !== 'text' && r.format !== 'markdown',
     );
