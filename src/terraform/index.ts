@@ -11,5 +11,6 @@ export {
 } from './binary.js';
 export { explainFailure, firstErrorSummary, stripAnsi, type TerraformStep } from './failures.js';
 export { createPrivatePlanDir, type PrivatePlanDir } from './plan-dir.js';
+export { type SavedPlanKind, savedPlanKind } from './saved-plan.js';
 export { type ForwardedSignal, SignalGuard } from './signals.js';
 export { type PlanOutcome, Terraform, type TerraformOptions } from './terraform.js';

@@ -1,12 +1,12 @@
 // tfgate apply, plan and check with the real OpenTofu (`tofu`, installed by scripts/setup-tools.sh) on the
 // bundle route: a real signed bundle, the real policy engine, state read back from tofu's own state file.
 // A missing tofu fails these tests (requireTofu), it never skips them.
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { normaliseCheckOptions as resolveCheckOptions } from '../../src/cli/normalise/check.js';
 import { ExitCode, type TfgateError } from '../../src/errors/index.js';
-import { runApply, runCheck } from '../helpers/commands.js';
+import { runApply, runCheck, runPlan } from '../helpers/commands.js';
 import { requireTofu, TOFU_BIN } from '../helpers/terraform.js';
 import { capture, bundleRoute as route, useWrapperSuite } from './wrapper-fixtures.js';
 
@@ -94,6 +94,26 @@ describe('tfgate apply --terraform-bin tofu (bundle route, real OpenTofu)', () =
     expect(result.status).toBe('applied');
     expect(result.evaluation?.counts.resource_changes).toBe(1);
     expect(ws.stateAddresses()).toEqual(['terraform_data.queue']);
+  });
+
+  it("plan --out takes tofu's own saved plan there for an earlier plan: replaced by a pass, removed by a block", async () => {
+    const ws = tofuWorkspace();
+    // Another release than the run's: byte for byte another plan (two plans of one configuration made within
+    // the same two seconds are the same bytes).
+    const out = await ws.plan(['-var=release=earlier'], 'reviewed.tfplan');
+    const before = readFileSync(out);
+    const passed = await runPlan(
+      { route: route(suite.sanctioned), chdir: ws.dir, terraformBin: TOFU_BIN, out },
+      capture(ws.env).context,
+    );
+    expect(passed).toMatchObject({ status: 'passed', planFile: out });
+    expect(readFileSync(out)).not.toEqual(before);
+    const blocked = await runPlan(
+      { route: route(suite.strict), chdir: ws.dir, terraformBin: TOFU_BIN, out },
+      capture(ws.env).context,
+    );
+    expect(blocked.exitCode).toBe(ExitCode.blocked);
+    expect(existsSync(out)).toBe(false);
   });
 
   it('refuses -exclude for terraform before anything runs, saying it is OpenTofu-only (exit 1)', async () => {

@@ -188,14 +188,67 @@ describe('tfgate plan and apply --plan-file', () => {
 
   it('does not keep a blocked plan, and removes a stale one already at --out', async () => {
     const ws = workspace();
-    const out = join(ws.dir, 'reviewed.tfplan');
-    writeFileSync(out, 'an old plan someone might apply');
+    // An earlier plan someone might apply: terraform's own saved plan.
+    const out = await ws.plan([], 'reviewed.tfplan');
     const planned = await runPlan(
       { route: route(suite.strict), chdir: ws.dir, out },
       capture(ws.env).context,
     );
     expect(planned.exitCode).toBe(ExitCode.blocked);
     expect(existsSync(out)).toBe(false);
+  });
+
+  it.each([
+    ['a state file', 'terraform.tfstate', '{"version": 4, "serial": 7, "resources": []}\n'],
+    ['a text file', 'notes.txt', 'an old plan someone might apply\n'],
+    ['a zip that is not a plan', 'archive.zip', 'PK\u0003\u0004 not a plan at all'],
+    [
+      "OpenTofu's encrypted envelope (a plan or a state)",
+      'encrypted.tfplan',
+      '{"meta":{"key_provider.pbkdf2.k":"e30="},"encrypted_data":"AAAA","encryption_version":"v0"}',
+    ],
+  ])(
+    'never removes %s at --out: refused (exit 1) before terraform starts, the file untouched',
+    async (_what, name, content) => {
+      const ws = workspace();
+      const out = join(ws.dir, name);
+      writeFileSync(out, content);
+      const run = capture(ws.env);
+      const error = (await runPlan({ route: route(suite.sanctioned), chdir: ws.dir, out }, run.context).catch(
+        (e: unknown) => e,
+      )) as TfgateError;
+      expect(error.code).toBe('out_not_a_plan');
+      expect(error.exitCode).toBe(ExitCode.usage);
+      expect(error.message).toContain(`--out ${out} is`);
+      expect(error.hint).toMatch(/another --out/);
+      expect(readFileSync(out, 'utf8')).toBe(content);
+      expect(run.progress()).not.toContain('> terraform plan');
+    },
+  );
+
+  it('removes an earlier plan at --out only once everything is checked: a run refused before terraform keeps it', async () => {
+    const ws = workspace();
+    // Another release than the run's: byte for byte another plan (two plans of one configuration made within
+    // the same two seconds are the same bytes).
+    const out = await ws.plan(['-var=release=earlier'], 'reviewed.tfplan');
+    const before = readFileSync(out);
+    const refused = (await runPlan(
+      {
+        route: { ...route(suite.sanctioned), bundle: join(ws.dir, 'no-such-bundle.tar.gz') },
+        chdir: ws.dir,
+        out,
+      },
+      capture(ws.env).context,
+    ).catch((e: unknown) => e)) as TfgateError;
+    expect(refused.exitCode).toBe(ExitCode.usage);
+    expect(readFileSync(out)).toEqual(before);
+    // Checked and passing: the earlier plan is replaced by the one just evaluated.
+    const planned = await runPlan(
+      { route: route(suite.sanctioned), chdir: ws.dir, out },
+      capture(ws.env).context,
+    );
+    expect(planned).toMatchObject({ status: 'passed', planFile: out });
+    expect(readFileSync(out)).not.toEqual(before);
   });
 
   it('explains a stale saved plan: the state changed after planning', async () => {

@@ -1,6 +1,6 @@
 // `tfgate check --plan-file`: a saved plan (Atlantis's $PLANFILE, Spacelift's spacelift.plan) streamed
 // through the real `terraform show -json` into the real bundle evaluation.
-import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -284,6 +284,54 @@ describe('tfgate check --plan-file', () => {
 });
 
 describe('tfgate plan --out', () => {
+  it.each([
+    // Each of these deleted the file at --out before anything else, then failed.
+    [
+      'a state, with no base URL',
+      ['--package', 'payments', '--out', 'terraform.tfstate'],
+      { TFGATE_API_KEY: 'tfg_x' },
+      /no service URL/,
+    ],
+    [
+      'a text file, with a terraform that does not exist',
+      ['--bundle', 'B', '--public-key', 'K', '--out', 'notes.txt', '--terraform-bin', 'nope'],
+      {},
+      /--out notes\.txt is not a terraform plan: tfgate replaces only an earlier plan there, never another file/,
+    ],
+    [
+      'the directory itself',
+      ['--bundle', 'B', '--public-key', 'K', '--out', '.'],
+      {},
+      /cannot write the plan \(--out\) to \.: it is a directory\nhint: name a file, not a directory: e\.g\. tfgate\.tfplan/,
+    ],
+    [
+      'a file in a directory that does not exist',
+      ['--bundle', 'B', '--public-key', 'K', '--out', '/nonexistent/x.tfplan'],
+      {},
+      /cannot write the plan \(--out\) to \/nonexistent\/x\.tfplan: the directory \/nonexistent does not exist/,
+    ],
+  ])(
+    '--out naming %s: exit 1 before terraform starts, and nothing deleted (built CLI)',
+    async (_what, args, extraEnv, message) => {
+      await buildCli();
+      const ws = TerraformWorkspace.create(EXAMPLE_DIR);
+      workspaces.push(ws);
+      const files = { 'terraform.tfstate': '{"version": 4, "serial": 3}\n', 'notes.txt': 'my notes\n' };
+      for (const [name, content] of Object.entries(files)) writeFileSync(join(ws.dir, name), content);
+      const route = args.map((a) => (a === 'B' ? sanctioned.bundle : a === 'K' ? sanctioned.publicKey : a));
+      const env = { TF_CLI_CONFIG_FILE: String(ws.env.TF_CLI_CONFIG_FILE), TFGATE_BASE_URL: '', ...extraEnv };
+      const result = await runCli(['plan', ...route], { env, cwd: ws.dir });
+      expect(result.exitCode, result.stderr).toBe(ExitCode.usage);
+      expect(result.stderr).toMatch(message);
+      expect(result.stderr).not.toContain('internal error');
+      // Terraform never started: neither tfgate's "▶ terraform plan" step nor terraform's plan was printed.
+      expect(result.stdout + result.stderr).not.toMatch(/▶ \S+ plan|Plan:|will be created/);
+      for (const [name, content] of Object.entries(files)) {
+        expect(readFileSync(join(ws.dir, name), 'utf8')).toBe(content);
+      }
+    },
+  );
+
   it('keeps the plan readable by its owner only', async () => {
     const ws = TerraformWorkspace.create(EXAMPLE_DIR);
     workspaces.push(ws);

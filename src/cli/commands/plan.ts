@@ -50,7 +50,7 @@ export function registerPlan(program: Command): void {
   )
     .option(
       '--out <planfile>',
-      'keep the evaluated plan here for a later apply, only when nothing blocks (relative to the current directory, not --chdir)',
+      'keep the evaluated plan here for a later apply, only when nothing blocks (relative to the current directory, not --chdir); an earlier plan there is removed first, any other file is refused',
     )
     .action(async (terraformArgs: string[], flags: WrapperFlags & { out?: string }, command: Command) => {
       // Both at once: each is a few chunks to load before terraform can start.

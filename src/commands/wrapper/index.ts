@@ -7,7 +7,7 @@ export {
   wrapperOptionsSchema,
 } from './options.js';
 export { type ProgressReporter, type StepOptions, silentProgress } from './progress.js';
-export { type WrapperSession, withSession } from './session.js';
+export { type SessionSetup, type WrapperSession, withSession } from './session.js';
 export {
   applyStep,
   type Evaluated,

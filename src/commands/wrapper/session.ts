@@ -12,7 +12,7 @@ import {
   SignalGuard,
   Terraform,
 } from '../../terraform/index.js';
-import { reportOutputs, requireOutputs } from '../input-files.js';
+import { type NamedOutput, reportOutputs, requireOutputs } from '../input-files.js';
 import { checkRoute, openEvaluator } from '../route.js';
 import type { WrapperContext, WrapperOptions } from './options.js';
 
@@ -35,11 +35,20 @@ export interface WrapperSession {
   locate: (addresses: string[]) => Promise<ReportLocations>;
 }
 
+/** What a command adds to the session's checks before terraform starts. */
+export interface SessionSetup {
+  /** Files the command writes besides the reports (plan's --out), checked with them. */
+  outputs?: readonly NamedOutput[];
+  /** Run once everything is checked, just before terraform starts (plan: clear a stale plan at --out). */
+  beforeTerraform?: () => Promise<void>;
+}
+
 /** Install the signal guard, start terraform's identification and the policy's loading; dispose on exit. */
 export async function withSession<T>(
   options: WrapperOptions,
   context: WrapperContext,
   run: (session: WrapperSession) => Promise<T>,
+  setup: SessionSetup = {},
 ): Promise<T> {
   const guard = SignalGuard.install();
   let evaluator: PlanEvaluator | undefined;
@@ -59,8 +68,10 @@ export async function withSession<T>(
     // Route and key settings first: a missing one must not come after terraform has planned.
     await checkRoute(options.route, context.env);
     const cdktf = await resolveCdktfTarget(options, args.chdir, context);
-    // Where the reports go, too: a decision is never lost, after a whole plan, to a path that cannot be written.
-    requireOutputs(reportOutputs(options.reports));
+    // Where the reports (and the kept plan) go, too: a decision is never lost, after a whole plan, to a path
+    // that cannot be written.
+    requireOutputs([...reportOutputs(options.reports), ...(setup.outputs ?? [])]);
+    await setup.beforeTerraform?.();
     const machineReportOnStdout = options.reports.some(
       (r) => r.path === undefined && r.format !== 'text' && r.format !== 'markdown',
     );
