@@ -44,6 +44,7 @@ export {
   type AnyReportSubject,
   colorEnabled,
   emitReports,
+  type NoDecisionReport,
   REPORT_FORMATS,
   type ReportFormat,
   type ReportSubject,

@@ -50,6 +50,18 @@ export async function readApprovedFindings(path: string): Promise<ApprovedFindin
       { hint: HINT, cause: error },
     );
   }
+  // A policy check without a decision writes its result file as one (NoDecisionReport): nothing was approved.
+  if (isRecord(json) && json.decision === 'no_decision') {
+    const reason =
+      isRecord(json.error) && typeof json.error.message === 'string' ? json.error.message : undefined;
+    throw new NoDecisionError(
+      'approved_findings_undecided',
+      `the policy check recorded in ${path} reached no decision${reason === undefined ? '' : ` (${reason})`}, so it approved nothing`,
+      {
+        hint: 'run the policy check again until it decides (Atlantis: atlantis plan), then approve its result',
+      },
+    );
+  }
   const parsed = evaluationResultSchema.safeParse(json);
   if (!parsed.success) {
     const where = parsed.error.issues[0]?.path.join('.') || 'the top level';
@@ -99,4 +111,8 @@ export function withApprovedFindings(evaluator: PlanEvaluator, approved: Approve
     },
     ...(evaluator.close ? { close: () => evaluator.close!() } : {}),
   };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

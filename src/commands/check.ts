@@ -8,7 +8,6 @@ import type { PlanSource } from '../plan/index.js';
 import { githubAnnotationsEnabled } from '../report/github.js';
 import type { ReportTarget } from '../report/targets.js';
 import * as z from '../schemas/zod.js';
-import { advisoryWithoutDecision } from './advisory.js';
 import type { ApprovedFindings } from './approved-findings.js';
 import {
   type CheckManyOptions,
@@ -18,6 +17,7 @@ import {
 } from './check-many.js';
 import { reportOutputs, requireFiles, requireOutputs } from './input-files.js';
 import type { CommandIo } from './io.js';
+import { withoutDecision } from './no-decision.js';
 import { evaluatePlan, type PipelineOutcome } from './pipeline.js';
 import { planInputSchema, planSource } from './plan-input.js';
 import { checkRoute, openEvaluator, routeSchema } from './route.js';
@@ -117,6 +117,15 @@ async function runCheckOne(options: CheckOptions, context: CheckContext): Promis
   requireOutputs(reportOutputs(options.reports));
   await checkRoute(options.route, context.env);
   const reports = options.customPolicyCheck ? await policyCheckReports(options.reports) : options.reports;
+  // No decision (a bad bundle, an unreadable plan): the report files say so; advisory mode notes it loudly
+  // and exits 0.
+  const undecided = (error: unknown): Promise<PipelineOutcome> =>
+    withoutDecision(error, {
+      advisory: options.advisory,
+      stderr: context.stderr,
+      reports,
+      about: { of: 'evaluation', packageId: options.route.packageId, minSeverity: options.minSeverity },
+    }).then((exitCode) => ({ result: undefined, exitCode }));
   let evaluator: PlanEvaluator;
   let source: PlanSource;
   let approved: ApprovedFindings | undefined;
@@ -135,11 +144,7 @@ async function runCheckOne(options: CheckOptions, context: CheckContext): Promis
       throw error;
     });
   } catch (error) {
-    // No decision (a bad bundle, an unreadable plan): advisory mode notes it loudly and exits 0.
-    return {
-      result: undefined,
-      exitCode: advisoryWithoutDecision(error, { advisory: options.advisory, stderr: context.stderr }),
-    };
+    return undecided(error);
   }
   try {
     const outcome = await evaluatePlan({
@@ -162,6 +167,8 @@ async function runCheckOne(options: CheckOptions, context: CheckContext): Promis
       return { ...outcome, exitCode: ExitCode.ok };
     }
     return outcome;
+  } catch (error) {
+    return undecided(error);
   } finally {
     await evaluator.close?.();
   }

@@ -14,9 +14,9 @@ import type { ReportSubject } from '../report/subject.js';
 import { emitReports } from '../report/targets.js';
 import { summaryLine } from '../report/view.js';
 import * as z from '../schemas/zod.js';
-import { advisoryWithoutDecision } from './advisory.js';
 import { reportOutputs, requireOutputs } from './input-files.js';
 import type { CommandIo } from './io.js';
+import { withoutDecision } from './no-decision.js';
 
 export const gateOptionsSchema = z.object({
   packageId: packageIdSchema,
@@ -67,11 +67,15 @@ export async function runGate(options: GateOptions, context: GateContext): Promi
         refresh: options.refresh,
       });
     } catch (error) {
-      // No decision (service unreachable, 401/403/404, a timeout): advisory mode notes it and exits 0.
-      return {
-        result: undefined,
-        exitCode: advisoryWithoutDecision(error, { advisory: options.advisory, stderr: context.stderr }),
-      };
+      // No decision (service unreachable, an answer it cannot decide from, a timeout): the report files say
+      // so; advisory mode notes it and exits 0.
+      const exitCode = await withoutDecision(error, {
+        advisory: options.advisory,
+        stderr: context.stderr,
+        reports: options.reports,
+        about: { of: 'gate', packageId: options.packageId, minSeverity: options.minSeverity },
+      });
+      return { result: undefined, exitCode };
     }
     const subject: ReportSubject = {
       kind: 'gate',

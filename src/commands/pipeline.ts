@@ -14,7 +14,6 @@ import { detailsUnavailable, type PlanEvaluator } from '../model/evaluator.js';
 import type { Acknowledgement, EvaluationResult, Severity } from '../model/index.js';
 import type { PlanSource } from '../plan/index.js';
 import { emitReports, type ReportTarget } from '../report/targets.js';
-import { advisoryWithoutDecision } from './advisory.js';
 
 export interface PipelineOptions {
   source: PlanSource;
@@ -23,11 +22,11 @@ export interface PipelineOptions {
   /** Each report goes to stdout (no path) or to its file, written whole (temp + rename). */
   reports: readonly ReportTarget[];
   /**
-   * A block is reported, and a missing decision (exit 4) noted, loudly on stderr, and both exit 0. Usage
-   * errors and terraform failures still throw.
+   * A block is reported loudly on stderr and exits 0. A missing decision is thrown as for any run: the caller
+   * writes the report files as "no decision" and, in advisory mode, notes it (src/commands/no-decision.ts).
    */
   advisory: boolean;
-  /** What advisory mode's notice says happens instead (default: "not enforced"). */
+  /** What advisory mode's notice of a block says happens instead (default: "not enforced"). */
   advisoryConsequence?: AdvisoryConsequence;
   stdout: { write(chunk: string): unknown; isTTY?: boolean };
   stderr: { write(chunk: string): unknown };
@@ -48,16 +47,9 @@ export interface PipelineOutcome {
   exitCode: ExitCode;
 }
 
+/** Evaluate, report, decide. No decision is thrown (exit 4), in advisory mode too: the caller handles it. */
 export async function evaluatePlan(options: PipelineOptions): Promise<PipelineOutcome> {
-  let result: EvaluationResult;
-  try {
-    result = await options.evaluator.evaluate(options.source, options.minSeverity).catch(noDecision);
-  } catch (error) {
-    return {
-      result: undefined,
-      exitCode: advisoryWithoutDecision(error, { ...options, consequence: options.advisoryConsequence }),
-    };
-  }
+  const result = await options.evaluator.evaluate(options.source, options.minSeverity).catch(noDecision);
   const addresses = result.findings.map((f) => f.address);
   const constructPaths = options.constructPaths?.(addresses);
   // Locations and the fallback file only place findings: with none, the locator is not loaded or run.

@@ -39,6 +39,9 @@ interface Annotation {
 
 export function renderGithubAnnotations(subject: AnyReportSubject): string {
   if (subject.kind === 'roots') return rootsAnnotations(subject);
+  if (subject.kind === 'no-decision') {
+    return `${line({ level: subject.advisory ? 'warning' : 'error', title: `tfgate ${subject.of === 'gate' ? 'gate' : 'plan evaluation'}: no decision`, message: subject.error.message })}\n`;
+  }
   const view = viewOf(subject);
   const summary: Annotation = {
     level: levelOf(view.verdict),

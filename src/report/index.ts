@@ -9,6 +9,7 @@ export { describeRule, RULES, type RuleDescription, type RuleInfo } from './rule
 export type {
   AnyReportSubject,
   EvaluationSubject,
+  NoDecisionReport,
   ReportRenderOptions,
   ReportSubject,
   RootReport,

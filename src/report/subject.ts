@@ -74,8 +74,25 @@ export interface RootsReport {
   advisory?: boolean;
 }
 
+/**
+ * One plan, or one gate, for which no decision was reached: the report files say so, as a root without a
+ * decision does among many plans, so that none keeps an earlier run's result.
+ */
+export interface NoDecisionReport {
+  kind: 'no-decision';
+  /** What was to be decided. */
+  of: 'evaluation' | 'gate';
+  /** The package, when the route names it. */
+  packageId?: string;
+  minSeverity: Severity;
+  /** Why: the error's code, message and hint. */
+  error: NonNullable<RootReport['noDecision']>;
+  /** True when the user asked for advisory mode: the run went on without a decision. */
+  advisory?: boolean;
+}
+
 /** Anything a report can be about. */
-export type AnyReportSubject = ReportSubject | RootsReport;
+export type AnyReportSubject = ReportSubject | RootsReport | NoDecisionReport;
 
 export interface ReportRenderOptions {
   color: boolean;

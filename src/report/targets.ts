@@ -4,7 +4,7 @@ import { UsageError } from '../errors/index.js';
 import { writeFileAtomic } from '../fs/atomic-file.js';
 import { REPORT_FORMATS, type ReportFormat } from './formats.js';
 import { githubAnnotationsEnabled, renderGithubAnnotations } from './github.js';
-import type { AnyReportSubject } from './subject.js';
+import type { AnyReportSubject, NoDecisionReport } from './subject.js';
 
 export interface ReportTarget {
   format: ReportFormat;
@@ -91,14 +91,40 @@ export async function emitReports(
     if (target.path === undefined) {
       options.stdout.write(renderReport(subject, target.format, { color: options.color }));
     } else {
-      await writeFileAtomic(target.path, renderReport(subject, target.format, { color: false }), {
-        code: 'output_not_written',
-        what: 'the report',
-        hint: 'check that the directory exists and is writable',
-      });
+      await writeReportFile(target.path, renderReport(subject, target.format, { color: false }));
     }
   }
   if (githubAnnotationsEnabled(options.env ?? process.env)) {
     options.stdout.write(renderGithubAnnotations(subject));
   }
+}
+
+function writeReportFile(path: string, content: string): Promise<void> {
+  return writeFileAtomic(path, content, {
+    code: 'output_not_written',
+    what: 'the report',
+    hint: 'check that the directory exists and is writable',
+  });
+}
+
+/**
+ * One plan or one gate without a decision: each report file says so, so none keeps an earlier run's result for
+ * a later step to publish. Stdout is left to the error on stderr. Every file is tried; the failures are
+ * returned (the run fails for want of a decision either way).
+ */
+export async function writeNoDecisionReports(
+  report: NoDecisionReport,
+  targets: readonly ReportTarget[],
+): Promise<unknown[]> {
+  const files = targets.filter((t) => t.path !== undefined);
+  if (files.length === 0) return [];
+  const { renderReport } = await loadRenderers();
+  const failures: unknown[] = [];
+  for (const target of files) {
+    if (target.path === undefined) continue;
+    await writeReportFile(target.path, renderReport(report, target.format, { color: false })).catch(
+      (error: unknown) => failures.push(error),
+    );
+  }
+  return failures;
 }

@@ -69,8 +69,8 @@ export interface ReportView {
   judgedState?: JudgedState;
 }
 
-const PLAN_RULE_SET: readonly RuleId[] = ['unsanctioned_creation', 'capability_dependency_destroyed'];
-const DRIFT_RULE_SET: readonly RuleId[] = ['unsanctioned_resource', 'capability_dependency_missing'];
+export const PLAN_RULE_SET: readonly RuleId[] = ['unsanctioned_creation', 'capability_dependency_destroyed'];
+export const DRIFT_RULE_SET: readonly RuleId[] = ['unsanctioned_resource', 'capability_dependency_missing'];
 
 export function viewOf(subject: ReportSubject): ReportView {
   const view = baseView(subject);

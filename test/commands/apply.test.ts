@@ -168,6 +168,86 @@ describe('tfgate apply (bundle route, real terraform)', () => {
   });
 });
 
+describe('tfgate plan and apply: the report files on no decision', () => {
+  const failing = () =>
+    Promise.resolve({
+      description: 'an evaluator that cannot decide',
+      evaluate: () => Promise.reject(new Error('engine exploded')),
+    });
+
+  it("say no decision, so an earlier run's PASS never stays for a CI step to publish; stdout stays empty", async () => {
+    const ws = workspace();
+    const junit = join(ws.dir, 'report.xml');
+    const json = join(ws.dir, 'report.json');
+    const reports = [
+      { format: 'junit' as const, path: junit },
+      { format: 'json' as const, path: json },
+    ];
+    const passed = await runPlan(
+      { route: route(suite.sanctioned), chdir: ws.dir, reports },
+      capture(ws.env).context,
+    );
+    expect(passed.exitCode).toBe(ExitCode.ok);
+    expect(JSON.parse(readFileSync(json, 'utf8')).decision).toBe('pass');
+
+    // The evaluation fails (exit 4).
+    const failed = capture(ws.env);
+    const error = (await runPlan(
+      { route: route(suite.sanctioned), chdir: ws.dir, reports },
+      { ...failed.context, openEvaluator: failing },
+    ).catch((e: unknown) => e)) as TfgateError;
+    expect(error.exitCode).toBe(ExitCode.noDecision);
+    expect(JSON.parse(readFileSync(json, 'utf8'))).toMatchObject({
+      decision: 'no_decision',
+      error: { code: 'evaluation_failed', message: expect.stringContaining('engine exploded') },
+    });
+    expect(readFileSync(junit, 'utf8')).toMatch(
+      /errors="1"[\s\S]*<error message="no decision: [^"]*engine exploded/,
+    );
+    expect(failed.stdout()).toBe('');
+
+    // The bundle does not verify (apply, while terraform plans): exit 4, the same.
+    writeFileSync(json, '{"decision": "pass"}');
+    const tampered = join(suite.keys.dir, 'tampered-report.tar.gz');
+    const bytes = readFileSync(suite.sanctioned.bundle);
+    bytes[bytes.length - 10] = (bytes[bytes.length - 10] ?? 0) ^ 0xff;
+    writeFileSync(tampered, bytes);
+    const refused = (await runApply(
+      {
+        route: { kind: 'bundle', bundle: tampered, publicKey: suite.sanctioned.publicKey },
+        chdir: ws.dir,
+        reports,
+      },
+      capture(ws.env).context,
+    ).catch((e: unknown) => e)) as TfgateError;
+    expect(refused.name).toBe('BundleVerificationError');
+    expect(JSON.parse(readFileSync(json, 'utf8'))).toMatchObject({
+      decision: 'no_decision',
+      error: { message: refused.message },
+    });
+    expect(ws.stateAddresses()).toEqual([]);
+  });
+
+  it('--advisory goes ahead without a decision, and the report says so', async () => {
+    const ws = workspace();
+    const text = join(ws.dir, 'report.txt');
+    writeFileSync(text, 'PASS: 0 blocking findings (an earlier run)\n');
+    const result = await runPlan(
+      {
+        route: route(suite.sanctioned),
+        chdir: ws.dir,
+        advisory: true,
+        reports: [{ format: 'text', path: text }],
+      },
+      { ...capture(ws.env).context, openEvaluator: failing },
+    );
+    expect(result.exitCode).toBe(ExitCode.ok);
+    expect(readFileSync(text, 'utf8')).toMatch(
+      /^ADVISORY: no decision \(the plan could not be evaluated: engine exploded\); not enforced because --advisory was given\n/,
+    );
+  });
+});
+
 describe('tfgate plan and apply --plan-file', () => {
   it('keeps a passing plan at --out, which apply --plan-file evaluates again and applies', async () => {
     const ws = workspace();

@@ -1,6 +1,6 @@
 // `tfgate check` through the built CLI when it must not decide: usage errors (exit 1) and fail-closed
 // refusals (exit 4). A stand-in policy is enough here: every refusal happens before the policy runs.
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -127,19 +127,35 @@ describe('tfgate check fails closed (exit 4, nothing on stdout) on', () => {
     expect(result.stderr).toContain(`error: ${publicKeyPath}: bundle is not a gzip tarball`);
   });
 
-  it('leaves no report file behind when it refuses', async () => {
-    const out = join(dir, 'never.json');
-    const result = await checkWith(
-      bundlePath,
-      otherPublicKeyPath,
-      planPath,
-      '--format',
-      'json',
-      '--output',
-      out,
-    );
-    expect(result.exitCode).toBe(4);
-    expect((await readdir(dir)).filter((n) => n.startsWith('never') || n.includes('never.json'))).toEqual([]);
+  it("writes each report file as no decision when it refuses: an earlier run's report never stays", async () => {
+    const reports = await mkdtemp(join(dir, 'reports-'));
+    const files = { junit: 'report.xml', json: 'report.json', sarif: 'report.sarif', markdown: 'report.md' };
+    const flags = Object.entries(files).flatMap(([format, name]) => [
+      '--report',
+      `${format}=${join(reports, name)}`,
+    ]);
+    const read = (name: string) => readFile(join(reports, name), 'utf8');
+    // An earlier run's passing reports, then a run whose plan cannot be read (exit 4).
+    for (const name of Object.values(files)) await writeFile(join(reports, name), 'PASS (an earlier run)\n');
+    const refused = await checkWith(bundlePath, publicKeyPath, BAD_INPUTS.notJson, ...flags);
+    expect(refused.exitCode).toBe(4);
+    expect(refused.stdout).toBe('');
+    const reason = refused.stderr.replace(/^error: /, '').split('\n')[0] ?? '';
+    // No --package: which package the bundle is for is not known without a decision.
+    expect(JSON.parse(await read('report.json'))).toEqual({
+      decision: 'no_decision',
+      min_severity: 'low',
+      error: { code: 'invalid_plan', message: reason, hint: expect.any(String) },
+    });
+    expect(await read('report.xml')).toContain('errors="1"');
+    expect(await read('report.xml')).toContain(`<error message="no decision: `);
+    expect(JSON.parse(await read('report.sarif')).runs[0].invocations[0].executionSuccessful).toBe(false);
+    expect(await read('report.md')).toMatch(/^### ❌ tfgate plan evaluation: no decision\n/);
+    // The same for a bundle that does not verify; whole files, no temporary one left.
+    const unverified = await checkWith(bundlePath, otherPublicKeyPath, planPath, ...flags);
+    expect(unverified.exitCode).toBe(4);
+    expect(JSON.parse(await read('report.json')).error.message).toMatch(/does not verify/);
+    expect((await readdir(reports)).sort()).toEqual(Object.values(files).sort());
   });
 });
 
@@ -192,6 +208,22 @@ describe('tfgate check --advisory: no decision exits 0, said loudly; usage error
     );
     expect(result.exitCode).toBe(0);
     expect(result.stderr).toMatch(/^ADVISORY MODE: no decision could be reached \(.*does not verify/m);
+  });
+
+  it('the report file says the run went on without a decision', async () => {
+    const out = join(dir, 'advisory.txt');
+    const result = await checkWith(
+      bundlePath,
+      publicKeyPath,
+      BAD_INPUTS.notJson,
+      '--advisory',
+      '--report',
+      `text=${out}`,
+    );
+    expect(result.exitCode).toBe(0);
+    expect(await readFile(out, 'utf8')).toMatch(
+      /^ADVISORY: no decision \(.*\); not enforced because --advisory was given\n/,
+    );
   });
 
   it('a usage error is still exit 1', async () => {

@@ -1,7 +1,7 @@
 // `tfgate check --custom-policy-check` (Atlantis's custom_policy_check reads the output of a step that exits
 // 0) and `--approved-findings` (the findings a policy owner approved no longer block), through the built CLI
 // on a signed bundle. test/atlantis runs the same flags through Atlantis's own code.
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scenario } from '../fixtures/corpus.js';
@@ -37,7 +37,7 @@ describe('tfgate check --custom-policy-check', () => {
     expect(atlantisSeesFailure(result.stdout)).toBe(false);
   });
 
-  it('no decision still exits 4, and removes the result file an earlier check wrote', async () => {
+  it("no decision still exits 4, and the result file says so: an earlier check's result never stays to be approved", async () => {
     const stale = join(fixture.dir, 'stale-policyout.json');
     await writeFile(stale, '{"stale": true}');
     const tampered = join(fixture.dir, 'tampered.tar.gz');
@@ -64,7 +64,16 @@ describe('tfgate check --custom-policy-check', () => {
     expect(result.exitCode).toBe(4);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain('data.json');
-    await expect(stat(stale)).rejects.toThrow(/ENOENT/);
+    const recorded = JSON.parse(await readFile(stale, 'utf8'));
+    expect(recorded).toMatchObject({
+      decision: 'no_decision',
+      error: { message: expect.stringContaining('data.json') },
+    });
+    // Approving that check approves nothing: the apply reaches no decision either, and says why.
+    const approved = await check('--approved-findings', stale);
+    expect(approved.exitCode).toBe(4);
+    expect(approved.stderr).toContain(`the policy check recorded in ${stale} reached no decision (`);
+    expect(approved.stderr).toContain('so it approved nothing');
   });
 
   it('writes the JSON result to --output and still prints the text report on stdout', async () => {

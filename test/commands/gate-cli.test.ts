@@ -1,5 +1,8 @@
 // `tfgate gate` and `tfgate bundle pull` as a user runs them (the built CLI): exit codes and messages.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCli, runCli } from '../helpers/cli.js';
 import { startService, type TestService } from '../helpers/service.js';
@@ -82,6 +85,41 @@ describe('tfgate gate exit codes', () => {
     expect(result.stderr).toMatch(
       /could not reach the tfgate service at http:\/\/127\.0\.0\.1:\d+ for the gate after 2 attempts/,
     );
+  });
+
+  it("exit 4 writes each report file as no decision: an earlier gate's pass never stays", async () => {
+    const port = await freePort();
+    const dir = mkdtempSync(join(tmpdir(), 'tfgate-gate-reports-'));
+    try {
+      const [junit, json] = [join(dir, 'gate.xml'), join(dir, 'gate.json')];
+      for (const file of [junit, json]) writeFileSync(file, 'PASS (an earlier gate)\n');
+      const result = await runCli(
+        [
+          'gate',
+          '--package',
+          'payments',
+          '--retries',
+          '1',
+          '--report',
+          `junit=${junit}`,
+          '--report',
+          `json=${json}`,
+        ],
+        { env: env({ TFGATE_BASE_URL: `http://127.0.0.1:${port}`, TFGATE_RETRY_BASE_DELAY_MS: '1' }) },
+      );
+      expect(result.exitCode).toBe(4);
+      expect(result.stdout).toBe('');
+      expect(JSON.parse(readFileSync(json, 'utf8'))).toMatchObject({
+        package_id: 'payments',
+        decision: 'no_decision',
+        error: { message: expect.stringMatching(/could not reach the tfgate service/) },
+      });
+      expect(readFileSync(junit, 'utf8')).toMatch(
+        /<testsuite name="tfgate gate payments" tests="1" failures="0" errors="1"[\s\S]*<error message="no decision: could not reach/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('exit 1 for a report file that cannot be written, before the service is asked', async () => {

@@ -1,7 +1,7 @@
 // examples/github-actions: every workflow linted with the real actionlint (pinned, built by
 // scripts/setup-tools.sh), and the code scanning workflow run as GitHub would run its steps: the `run` steps
 // in bash against real terraform and the real service; the upload step, which needs GitHub, is checked
-// against what it would be given (the file, and its `if:` when no decision left no report).
+// against what it would be given (the file, and its `if:`).
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -179,12 +179,26 @@ describe('examples/github-actions/plan-code-scanning.yml', () => {
     expect(await multitoolErrors({ 'tfgate.sarif': sarifText })).toEqual([]);
   });
 
-  it('no decision fails the step and leaves no report, so the upload step is skipped', async () => {
+  it('no decision fails the step; its SARIF report says so (no results, a run that did not succeed)', async () => {
     const ws = TerraformWorkspace.create(join(REPO_ROOT, 'examples', 'terraform'));
     workspaces.push(ws);
     expect((await run('Terraform init', ws.dir, ws.env, svc.baseUrl)).exitCode).toBe(0);
     const down = await run('Plan and evaluate', ws.dir, ws.env, 'http://127.0.0.1:9');
     expect(down.exitCode).toBe(4);
-    expect(existsSync(join(ws.dir, 'tfgate.sarif'))).toBe(false);
+    const sarifText = readFileSync(join(ws.dir, 'tfgate.sarif'), 'utf8');
+    const sarif = JSON.parse(sarifText);
+    expect(sarif.runs[0].results).toEqual([]);
+    expect(sarif.runs[0].invocations[0]).toMatchObject({
+      executionSuccessful: false,
+      toolExecutionNotifications: [
+        {
+          level: 'error',
+          message: { text: expect.stringMatching(/^no decision: could not reach the tfgate service/) },
+        },
+      ],
+      properties: { decision: 'no_decision' },
+    });
+    expect(githubUploadProblems(sarif)).toEqual([]);
+    expect(await multitoolErrors({ 'tfgate.sarif': sarifText })).toEqual([]);
   });
 });

@@ -155,7 +155,12 @@ describe('examples/spacelift hooks stack: tfgate as a plan policy custom input',
     expect(plan.log).toContain('could not reach the tfgate service');
     expect(result.state).toBe('FAILED');
     expect(result.policyInput).toBeUndefined();
-    expect(existsSync(join(ws.dir, 'tfgate.custom.spacelift.json'))).toBe(false);
+    // The custom input says so, never an earlier run's result (the plan policy denies a result it cannot read).
+    expect(JSON.parse(readFileSync(join(ws.dir, 'tfgate.custom.spacelift.json'), 'utf8'))).toMatchObject({
+      package_id: 'example-terraform',
+      decision: 'no_decision',
+      error: { message: expect.stringContaining('could not reach the tfgate service') },
+    });
   });
 
   it('the design tightens while the run waits for confirmation: before_apply blocks in the new container', async () => {

@@ -5,13 +5,16 @@ import { describe, expect, it } from 'vitest';
 import {
   colorEnabled,
   emitReports,
+  type NoDecisionReport,
   RULES,
   renderGithubAnnotations,
   renderReport,
   reportTargets,
   reportTargetsFromSpecs,
 } from '../../src/report/index.js';
-import { multitoolErrors } from '../helpers/sarif.js';
+import { terminalSafe } from '../../src/report/terminal-safe.js';
+import { renderWithRealParsers, type XmlElement } from '../helpers/github-markdown.js';
+import { githubUploadProblems, multitoolErrors } from '../helpers/sarif.js';
 import { evaluation, gate, passingEvaluation } from './fixtures.js';
 
 const plain = { color: false };
@@ -277,6 +280,70 @@ describe('construct paths (tfgate apply --cdktf-stack)', () => {
   });
 });
 
+describe('one plan or one gate without a decision (the report files on exit 4)', () => {
+  const undecided = (extra: Partial<NoDecisionReport> = {}): NoDecisionReport => ({
+    kind: 'no-decision',
+    of: 'evaluation',
+    packageId: 'payments',
+    minSeverity: 'high',
+    error: { code: 'invalid_plan', message: 'plan.json is not JSON', hint: 'give show -json output' },
+    ...extra,
+  });
+
+  it('json: decision "no_decision" and the error, as a root without a decision among many plans', () => {
+    expect(JSON.parse(renderReport(undecided(), 'json', plain))).toEqual({
+      package_id: 'payments',
+      decision: 'no_decision',
+      min_severity: 'high',
+      error: { code: 'invalid_plan', message: 'plan.json is not JSON', hint: 'give show -json output' },
+    });
+    const noPackage = JSON.parse(renderReport(undecided({ packageId: undefined }), 'json', plain));
+    expect(Object.keys(noPackage)).toEqual(['decision', 'min_severity', 'error']);
+  });
+
+  it('text and markdown say NO DECISION with the reason and the hint (never PASS); advisory says it went on', () => {
+    expect(renderReport(undecided(), 'text', plain)).toBe(
+      'NO DECISION: plan.json is not JSON\nHint: give show -json output\n',
+    );
+    expect(renderReport(undecided({ advisory: true }), 'text', plain)).toMatch(
+      /^ADVISORY: no decision \(plan\.json is not JSON\); not enforced because --advisory was given\n/,
+    );
+    const markdown = renderReport(undecided({ of: 'gate' }), 'markdown', plain);
+    expect(markdown.split('\n')[0]).toBe('### ❌ tfgate gate (package `payments`): no decision');
+    expect(markdown).toContain('Reason: plan.json is not JSON<br>Hint: give show -json output');
+    expect(markdown).not.toMatch(/PASS|✅/);
+  });
+
+  it('junit: one errored test case; sarif: no results, an invocation that failed with the reason', () => {
+    const junit = renderReport(undecided(), 'junit', plain);
+    expect(junit).toContain('<testsuites name="tfgate" tests="1" failures="0" errors="1" skipped="0">');
+    expect(junit).toContain('<error message="no decision: plan.json is not JSON" type="invalid_plan"/>');
+    const sarif = JSON.parse(renderReport(undecided(), 'sarif', plain));
+    expect(sarif.runs[0].results).toEqual([]);
+    expect(sarif.runs[0].invocations[0]).toMatchObject({
+      executionSuccessful: false,
+      toolExecutionNotifications: [
+        { level: 'error', message: { text: 'no decision: plan.json is not JSON' } },
+      ],
+      properties: { decision: 'no_decision', min_severity: 'high' },
+    });
+    expect(githubUploadProblems(sarif)).toEqual([]);
+  });
+
+  it('a hostile reason is shown as given, never as markup (cmark-gfm, expat)', async () => {
+    const message = 'bad </testcase> <b>x</b> | `y` @team\n::error::z \u001b[31m';
+    const report = undecided({ error: { code: 'x', message } });
+    const [html, xml] = await renderWithRealParsers([
+      { kind: 'markdown', text: renderReport(report, 'markdown', plain) },
+      { kind: 'xml', text: renderReport(report, 'junit', plain) },
+    ]);
+    expect(html).not.toMatch(/<b>|<code>y|<\/testcase>/);
+    expect(renderReport(report, 'text', plain)).not.toContain('\u001b');
+    const error = (xml as XmlElement[]).find(([tag]) => tag === 'error');
+    expect(error?.[1].message).toBe(`no decision: ${terminalSafe(message)}`);
+  });
+});
+
 describe('every SARIF log these tests render', () => {
   it('passes the SARIF multitool: the 2.1.0 schema, its SARIF rules and its GitHub rules', async () => {
     const sarif = (subject: Parameters<typeof renderReport>[0]) => renderReport(subject, 'sarif', plain);
@@ -289,6 +356,13 @@ describe('every SARIF log these tests render', () => {
         kind: 'evaluation',
         result: evaluation(),
         constructPaths: new Map([['aws_sqs_queue.jobs', 'storage/audit/queue']]),
+      }),
+      undecided: sarif({
+        kind: 'no-decision',
+        of: 'gate',
+        packageId: 'payments',
+        minSeverity: 'low',
+        error: { code: 'service_unreachable', message: 'could not reach the tfgate service' },
       }),
     });
     expect(errors).toEqual([]);

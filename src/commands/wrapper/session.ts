@@ -1,6 +1,6 @@
 // The wrapper's session: one run of terraform with the signal guard installed, and the policy loading while
 // terraform plans. Everything is released when the run ends, however it ends.
-import { UsageError } from '../../errors/index.js';
+import { type TfgateError, UsageError } from '../../errors/index.js';
 import type { ReportLocations } from '../../locate/index.js';
 import type { PlanEvaluator } from '../../model/evaluator.js';
 import { loadRenderers } from '../../report/targets.js';
@@ -13,6 +13,7 @@ import {
   Terraform,
 } from '../../terraform/index.js';
 import { type NamedOutput, reportOutputs, requireOutputs } from '../input-files.js';
+import { isNoDecision, reportNoDecision as reportNoDecisionFiles } from '../no-decision.js';
 import { checkRoute, openEvaluator } from '../route.js';
 import type { WrapperContext, WrapperOptions } from './options.js';
 
@@ -33,6 +34,11 @@ export interface WrapperSession {
   constructPaths?: (addresses: Iterable<string>) => ReadonlyMap<string, string>;
   /** Where the findings are declared, in the configuration terraform plans. */
   locate: (addresses: string[]) => Promise<ReportLocations>;
+  /**
+   * No decision: each report file says so, so none keeps an earlier run's result (once per run). `advisory`:
+   * the run goes ahead regardless (--advisory), rather than failing.
+   */
+  reportNoDecision: (error: TfgateError, advisory: boolean) => Promise<void>;
 }
 
 /** What a command adds to the session's checks before terraform starts. */
@@ -53,6 +59,18 @@ export async function withSession<T>(
   const guard = SignalGuard.install();
   let evaluator: PlanEvaluator | undefined;
   let ready: Promise<PlanEvaluator> | undefined;
+  // 'pending' once the report files are checked (no file is written before), 'reported' once they are written.
+  let noDecision: 'unchecked' | 'pending' | 'reported' = 'unchecked';
+  const reportNoDecision = async (error: TfgateError, advisory: boolean) => {
+    if (noDecision !== 'pending') return;
+    noDecision = 'reported';
+    await reportNoDecisionFiles(error, {
+      reports: options.reports,
+      about: { of: 'evaluation', packageId: options.route.packageId, minSeverity: options.minSeverity },
+      advisory,
+      warn: (message) => context.progress.warn(message),
+    });
+  };
   try {
     const command = resolveTerraformCommand(options.terraformBin, context.env);
     const args = parsePassThrough(options.terraformArgs, guessProduct(command));
@@ -71,6 +89,7 @@ export async function withSession<T>(
     // Where the reports (and the kept plan) go, too: a decision is never lost, after a whole plan, to a path
     // that cannot be written.
     requireOutputs([...reportOutputs(options.reports), ...(setup.outputs ?? [])]);
+    noDecision = 'pending';
     await setup.beforeTerraform?.();
     const machineReportOnStdout = options.reports.some(
       (r) => r.path === undefined && r.format !== 'text' && r.format !== 'markdown',
@@ -134,7 +153,12 @@ export async function withSession<T>(
           repositoryRoot: options.repositoryRoot,
           env: context.env,
         }),
+      reportNoDecision,
     });
+  } catch (error) {
+    // No decision (a bundle that does not verify, an evaluation that failed): the report files say so.
+    if (isNoDecision(error)) await reportNoDecision(error, false);
+    throw error;
   } finally {
     guard.dispose();
     await ready?.catch(() => undefined);

@@ -136,6 +136,7 @@ export async function evaluateStep(
     const failure = asNoDecision(error);
     // Advisory mode goes ahead without a decision, never past a terraform failure (exit 2).
     if (!options.advisory || failure instanceof TerraformError) throw failure;
+    await session.reportNoDecision(failure, true);
     context.progress.banner(
       advisoryNotice(
         { kind: 'no-decision', reason: failure.message },

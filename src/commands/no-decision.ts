@@ -1,0 +1,67 @@
+// No decision for one plan or one gate: the report files say so (as a root without a decision does among many
+// plans), then advisory mode notes it and exits 0, or the error stands (exit 4). Shared by check, gate and the
+// wrapper (plan, apply).
+import {
+  type AdvisoryConsequence,
+  ExitCode,
+  errorMessage,
+  isTfgateError,
+  type TfgateError,
+} from '../errors/index.js';
+import type { NoDecisionReport } from '../report/subject.js';
+import { type ReportTarget, writeNoDecisionReports } from '../report/targets.js';
+import { advisoryWithoutDecision } from './advisory.js';
+
+/** What was to be decided, for the report: an evaluation or a gate, its package, the threshold. */
+export type NoDecisionAbout = Pick<NoDecisionReport, 'of' | 'packageId' | 'minSeverity'>;
+
+export function isNoDecision(error: unknown): error is TfgateError {
+  return isTfgateError(error) && error.exitCode === ExitCode.noDecision;
+}
+
+/**
+ * Write each report file as "no decision: <why>". A file that cannot be written is said on stderr: it may
+ * still hold an earlier run's result, and the run fails (or, advisory, says so loudly) anyway.
+ */
+export async function reportNoDecision(
+  error: TfgateError,
+  options: {
+    reports: readonly ReportTarget[];
+    about: NoDecisionAbout;
+    advisory: boolean;
+    warn: (message: string) => void;
+  },
+): Promise<void> {
+  const report: NoDecisionReport = {
+    kind: 'no-decision',
+    ...options.about,
+    error: { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}) },
+    ...(options.advisory ? { advisory: true } : {}),
+  };
+  for (const failure of await writeNoDecisionReports(report, options.reports)) {
+    options.warn(`${errorMessage(failure)}; it may still hold an earlier run's result`);
+  }
+}
+
+/**
+ * A missing decision (a TfgateError with exit 4): the report files say so; then, in advisory mode, a loud
+ * notice and exit 0, else the error is thrown again. Anything else is thrown unchanged, and nothing is written.
+ */
+export async function withoutDecision(
+  error: unknown,
+  options: {
+    advisory: boolean;
+    stderr: { write(chunk: string): unknown };
+    consequence?: AdvisoryConsequence;
+    reports: readonly ReportTarget[];
+    about: NoDecisionAbout;
+  },
+): Promise<typeof ExitCode.ok> {
+  if (isNoDecision(error)) {
+    await reportNoDecision(error, {
+      ...options,
+      warn: (message) => options.stderr.write(`warning: ${message}\n`),
+    });
+  }
+  return advisoryWithoutDecision(error, options);
+}
