@@ -63,6 +63,7 @@ describe('actionlint', () => {
 });
 
 interface Step {
+  id?: string;
   name?: string;
   uses?: string;
   if?: string;
@@ -121,18 +122,29 @@ describe('examples/github-actions/plan-code-scanning.yml', () => {
     );
     for (const value of Object.values(stepEnv)) expect(value).not.toContain('${{');
     const clean = Object.fromEntries(Object.entries(env).filter(([k]) => !k.startsWith('TFGATE_')));
-    return execa('bash', ['--noprofile', '--norc', '-e', '-c', s.run!], {
+    // The step's outputs file, as the runner gives it ($GITHUB_OUTPUT: name=value lines).
+    const outputFile = join(cwd, '.github-output');
+    writeFileSync(outputFile, '');
+    const result = await execa('bash', ['--noprofile', '--norc', '-e', '-c', s.run!], {
       cwd,
       env: {
         ...clean,
         ...stepEnv,
         GITHUB_ACTIONS: 'true',
+        GITHUB_OUTPUT: outputFile,
         NO_COLOR: '1',
         PATH: `${binDir}${delimiter}${env.PATH ?? ''}`,
       },
       extendEnv: false,
       reject: false,
     });
+    const outputs = Object.fromEntries(
+      readFileSync(outputFile, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+    );
+    return { ...result, outputs };
   }
 
   it('asks for the permissions upload-sarif documents, and uploads the report the plan step writes', () => {
@@ -143,8 +155,12 @@ describe('examples/github-actions/plan-code-scanning.yml', () => {
     });
     const upload = steps.find((s) => s.uses?.startsWith('github/codeql-action/upload-sarif@'))!;
     expect(step('Plan and evaluate').run).toContain(`--output ${upload.with?.sarif_file}`);
-    expect(upload.if).toContain(`hashFiles('${upload.with?.sarif_file}') != ''`);
+    // After a pass or a block, never after no decision: code scanning refuses an unsuccessful run's SARIF.
     expect(upload.if).toContain('!cancelled()');
+    expect(upload.if).toContain(
+      "(steps.tfgate.outputs.exit-code == '0' || steps.tfgate.outputs.exit-code == '3')",
+    );
+    expect(step('Plan and evaluate').id).toBe('tfgate');
   });
 
   it('a blocked plan fails the step and leaves a SARIF report with each finding for the upload', async () => {
@@ -153,6 +169,7 @@ describe('examples/github-actions/plan-code-scanning.yml', () => {
     expect((await run('Terraform init', ws.dir, ws.env, svc.baseUrl)).exitCode).toBe(0);
     const plan = await run('Plan and evaluate', ws.dir, ws.env, svc.baseUrl);
     expect(plan.exitCode, plan.stderr).toBe(3);
+    expect(plan.outputs).toEqual({ 'exit-code': '3' });
     expect(plan.stdout).toMatch(/^FAIL: 2 failures/m);
     const sarifText = readFileSync(join(ws.dir, 'tfgate.sarif'), 'utf8');
     const sarif = JSON.parse(sarifText) as {
@@ -185,6 +202,8 @@ describe('examples/github-actions/plan-code-scanning.yml', () => {
     expect((await run('Terraform init', ws.dir, ws.env, svc.baseUrl)).exitCode).toBe(0);
     const down = await run('Plan and evaluate', ws.dir, ws.env, 'http://127.0.0.1:9');
     expect(down.exitCode).toBe(4);
+    // The upload's condition reads this: no upload after no decision.
+    expect(down.outputs).toEqual({ 'exit-code': '4' });
     const sarifText = readFileSync(join(ws.dir, 'tfgate.sarif'), 'utf8');
     const sarif = JSON.parse(sarifText);
     expect(sarif.runs[0].results).toEqual([]);
