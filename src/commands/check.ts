@@ -168,7 +168,9 @@ async function runCheckOne(options: CheckOptions, context: CheckContext): Promis
     }
     return outcome;
   } catch (error) {
-    return undecided(error);
+    // Awaited here: returned unawaited, its rejection (no decision) would wait unhandled while finally closes
+    // the evaluator, and Node ends the process on an unhandled rejection (exit 1, a raw stack).
+    return await undecided(error);
   } finally {
     await evaluator.close?.();
   }
