@@ -45,6 +45,27 @@ export function junitDocument(suites: readonly JunitSuite[]): string {
 }
 
 /** One view as a <testsuite>: a test case per finding, failures for blocking ones; a clean rule passes. */
+/** A suite of one errored test case: something that reached no decision, shown in a CI test tab, never missing. */
+export function erroredSuite(
+  suite: string,
+  testcase: { classname: string; name: string },
+  error: { message: string; type: string },
+): JunitSuite {
+  return {
+    lines: [
+      `  <testsuite name="${xml(suite)}" tests="1" failures="0" errors="1" skipped="0">`,
+      `    <testcase classname="${xml(testcase.classname)}" name="${xml(testcase.name)}">`,
+      `      <error message="${xml(`no decision: ${error.message}`)}" type="${xml(error.type)}"/>`,
+      '    </testcase>',
+      '  </testsuite>',
+    ],
+    tests: 1,
+    failures: 0,
+    errors: 1,
+    skipped: 0,
+  };
+}
+
 export function junitSuite(view: ReportView, suite: string): JunitSuite {
   const cases: string[] = [];
   let failures = 0;

@@ -2,7 +2,7 @@
 // plans (roots.ts and its renderers), on its own. Written to the report files so none keeps an earlier run's
 // result for a CI step to publish.
 import { painter } from './color.js';
-import { junitDocument, xml } from './junit.js';
+import { erroredSuite, junitDocument } from './junit.js';
 import { cell, code } from './markdown.js';
 import { sarifLog, sarifRules } from './sarif.js';
 import type { NoDecisionReport, ReportRenderOptions } from './subject.js';
@@ -72,18 +72,10 @@ export function renderSarifNoDecision(report: NoDecisionReport): string {
 export function renderJunitNoDecision(report: NoDecisionReport): string {
   const suite = `tfgate ${LABEL[report.of]}${report.packageId ? ` ${report.packageId}` : ''}`;
   return junitDocument([
-    {
-      lines: [
-        `  <testsuite name="${xml(suite)}" tests="1" failures="0" errors="1" skipped="0">`,
-        `    <testcase classname="tfgate.${report.of}" name="${xml(report.packageId ?? LABEL[report.of])}">`,
-        `      <error message="${xml(`no decision: ${report.error.message}`)}" type="${xml(report.error.code)}"/>`,
-        '    </testcase>',
-        '  </testsuite>',
-      ],
-      tests: 1,
-      failures: 0,
-      errors: 1,
-      skipped: 0,
-    },
+    erroredSuite(
+      suite,
+      { classname: `tfgate.${report.of}`, name: report.packageId ?? LABEL[report.of] },
+      { message: report.error.message, type: report.error.code },
+    ),
   ]);
 }
