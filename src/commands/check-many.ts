@@ -18,11 +18,11 @@ import type { RootReport, RootsReport } from '../report/subject.js';
 import { emitReports } from '../report/targets.js';
 import * as z from '../schemas/zod.js';
 import { mapWithinBound } from './bounded.js';
-import { reportOutputs, requireOutputs } from './input-files.js';
+import { reportOutputs, requireOutputs, requireOutputsApartFromInputs } from './input-files.js';
 import type { CommandIo } from './io.js';
 import { planInputSchema, planSource } from './plan-input.js';
 import { type PlanRoot, resolvePlanSet } from './plan-set.js';
-import { checkRoute, openEvaluator, type RouteOption, routeSchema } from './route.js';
+import { checkRoute, openEvaluator, type RouteOption, routeFiles, routeSchema } from './route.js';
 
 export const checkManyOptionsSchema = z
   .object({
@@ -70,9 +70,15 @@ export interface CheckManyOutcome {
 
 export async function runCheckMany(options: CheckManyOptions, context: CommandIo): Promise<CheckManyOutcome> {
   // Read: which plans, each with its root, package and route; usage errors all come before any evaluation.
-  requireOutputs(reportOutputs(options.reports));
+  const outputs = reportOutputs(options.reports);
+  requireOutputs(outputs);
   const roots = await resolvePlanSet(options);
   for (const route of distinctRoutes(roots)) await checkRoute(route, context.env);
+  requireOutputsApartFromInputs(outputs, [
+    ...(options.planMap === undefined ? [] : [{ flag: '--plan-map', path: options.planMap }]),
+    ...roots.map((root) => ({ flag: `--${root.plan.kind}`, path: root.plan.path })),
+    ...distinctRoutes(roots).flatMap(routeFiles),
+  ]);
   const evaluators = new EvaluatorPool(context);
   try {
     // Evaluate: in parallel, within the memory budget; each root's failure is that root's "no decision".

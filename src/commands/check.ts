@@ -15,12 +15,12 @@ import {
   checkManyOptionsSchema,
   runCheckMany,
 } from './check-many.js';
-import { reportOutputs, requireFiles, requireOutputs } from './input-files.js';
+import { reportOutputs, requireFiles, requireOutputs, requireOutputsApartFromInputs } from './input-files.js';
 import type { CommandIo } from './io.js';
 import { withoutDecision } from './no-decision.js';
 import { evaluatePlan, type PipelineOutcome } from './pipeline.js';
 import { planInputSchema, planSource } from './plan-input.js';
-import { checkRoute, openEvaluator, routeSchema } from './route.js';
+import { checkRoute, openEvaluator, routeFiles, routeSchema } from './route.js';
 
 export { type PlanInputOption, planInputSchema, planSource } from './plan-input.js';
 
@@ -110,12 +110,15 @@ function manyFromOne(options: CheckOptions): CheckManyOptions {
 
 async function runCheckOne(options: CheckOptions, context: CheckContext): Promise<PipelineOutcome> {
   // Files the user named, and the route's settings, before anything is read: a missing one is a usage error.
-  await requireFiles([
+  const inputs = [
     ...(options.plan.path === '-' ? [] : [{ flag: PLAN_FLAG[options.plan.kind], path: options.plan.path }]),
     ...(options.approvedFindings ? [{ flag: '--approved-findings', path: options.approvedFindings }] : []),
-  ]);
-  requireOutputs(reportOutputs(options.reports));
+  ];
+  await requireFiles(inputs);
+  const outputs = reportOutputs(options.reports);
+  requireOutputs(outputs);
   await checkRoute(options.route, context.env);
+  requireOutputsApartFromInputs(outputs, [...inputs, ...routeFiles(options.route)]);
   const reports = options.customPolicyCheck ? await policyCheckReports(options.reports) : options.reports;
   // No decision (a bad bundle, an unreadable plan): the report files say so; advisory mode notes it loudly
   // and exits 0.

@@ -14,7 +14,7 @@ import type { ReportSubject } from '../report/subject.js';
 import { emitReports } from '../report/targets.js';
 import { summaryLine } from '../report/view.js';
 import * as z from '../schemas/zod.js';
-import { reportOutputs, requireOutputs } from './input-files.js';
+import { reportOutputs, requireOutputs, requireOutputsApartFromInputs } from './input-files.js';
 import type { CommandIo } from './io.js';
 import { withoutDecision } from './no-decision.js';
 
@@ -57,7 +57,10 @@ async function designArtifact(file: string): Promise<{ fallbackFile?: string }> 
 
 export async function runGate(options: GateOptions, context: GateContext): Promise<GateCommandOutcome> {
   // Where the reports go, before the service is asked: a decision is never lost to a path that cannot be written.
-  requireOutputs(reportOutputs(options.reports));
+  const outputs = reportOutputs(options.reports);
+  requireOutputs(outputs);
+  const caFile = options.client.caFile;
+  requireOutputsApartFromInputs(outputs, caFile === undefined ? [] : [{ flag: '--ca-file', path: caFile }]);
   const client = await ServiceClient.fromOptions(options.client, context.env, context.transport);
   try {
     let outcome: GateOutcome;

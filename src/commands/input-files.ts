@@ -90,6 +90,33 @@ export function requireOutputs(outputs: readonly NamedOutput[]): void {
   }
 }
 
+/**
+ * No output is one of the inputs (the same file by any name: a symlink, a hard link, ./plan.json): writing a
+ * report over the plan, the bundle or the key would destroy what was read, so it is a usage error before any
+ * work starts. Inputs and outputs that do not exist yet cannot be one file.
+ */
+export function requireOutputsApartFromInputs(
+  outputs: readonly NamedOutput[],
+  inputs: readonly NamedFile[],
+): void {
+  const existing = inputs.flatMap((input) => {
+    const found = input.path === '-' ? undefined : statSync(input.path, { throwIfNoEntry: false });
+    return found?.isFile() ? [{ input, found }] : [];
+  });
+  for (const output of outputs) {
+    const written = statSync(output.path, { throwIfNoEntry: false });
+    if (!written?.isFile()) continue;
+    const same = existing.find(({ found }) => found.dev === written.dev && found.ino === written.ino);
+    if (same) {
+      throw new UsageError(
+        'invalid_output',
+        `cannot write ${output.what} to ${output.path}: it is the file read as ${same.input.flag} ${same.input.path}, which the report would replace`,
+        { hint: `write the report to another file: e.g. ${output.example}` },
+      );
+    }
+  }
+}
+
 /** The output's file as the same file is always named (its directory's real path), or a usage error. */
 function writableFile(output: NamedOutput): string {
   const { path } = output;

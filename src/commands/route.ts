@@ -2,7 +2,7 @@
 // the wrapper (plan, apply): the route's options and opening its evaluator.
 import type { PlanEvaluator } from '../model/evaluator.js';
 import * as z from '../schemas/zod.js';
-import { requireFiles } from './input-files.js';
+import { type NamedFile, requireFiles } from './input-files.js';
 
 /** Who decides: a signed bundle, offline (--bundle), or the service (--package). */
 export const routeSchema = z.discriminatedUnion('kind', [
@@ -53,12 +53,19 @@ export async function checkRoute(route: RouteOption, env: NodeJS.ProcessEnv): Pr
     await resolveClientConfig({ baseUrl: route.baseUrl, caFile: route.caFile }, env);
     return;
   }
-  await requireFiles([
+  await requireFiles(routeFiles(route));
+}
+
+/** The files a route reads: the bundle and its key, or the service's CA file. */
+export function routeFiles(route: RouteOption): NamedFile[] {
+  if (route.kind === 'remote')
+    return route.caFile === undefined ? [] : [{ flag: '--ca-file', path: route.caFile }];
+  return [
     { flag: '--bundle', path: route.bundle, hint: `check the path; ${BUNDLE_HINT}` },
     ...(route.publicKey === undefined
       ? []
       : [{ flag: '--public-key', path: route.publicKey, hint: `check the path; ${BUNDLE_HINT}` }]),
-  ]);
+  ];
 }
 
 export async function openEvaluator(route: RouteOption, context: RouteContext): Promise<PlanEvaluator> {

@@ -139,6 +139,16 @@ describe('many plans, one verdict', () => {
     await expect(readFile(join(repo, 'twice.txt'))).rejects.toThrow(/ENOENT/);
   });
 
+  it('a report over one of the plans a glob found is exit 1, and that plan is left as it was', async () => {
+    const before = await readFile(join(repo, 'stacks/app/plan.json'));
+    const result = await check('--plan-json', 'stacks/*/plan.json', '--report', 'sarif=stacks/app/plan.json');
+    expect(result.exitCode, result.stderr).toBe(1);
+    expect(result.stderr).toContain(
+      'cannot write the sarif report to stacks/app/plan.json: it is the file read as --plan-json stacks/app/plan.json',
+    );
+    expect(await readFile(join(repo, 'stacks/app/plan.json'))).toEqual(before);
+  });
+
   it('a plan map gives each plan its own package (bundle) and root name', async () => {
     // A second bundle, signed with another key: it does not verify with the fixture's public key.
     const other = await scenarioBundle('no-change');

@@ -1,6 +1,6 @@
 // `tfgate check` through the built CLI: exit codes, the json shape, the text table, and fail-closed errors.
 // A bundle is built with `tfgate bundle build` from a corpus design and the real policy.
-import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scenario } from '../fixtures/corpus.js';
@@ -196,6 +196,42 @@ describe('tfgate check decides', () => {
       );
       expect(await readdir(cwd)).toEqual(['sub']);
     }
+  });
+
+  it('refuses a report written over an input (the plan, the bundle, the key), by any name, before reading it', async () => {
+    const cwd = await mkdtemp(join(fixture.dir, 'over-input-'));
+    const plan = join(cwd, 'plan.json');
+    const bundle = join(cwd, 'bundle.tar.gz');
+    const key = join(cwd, 'key.pem');
+    await writeFile(plan, await readFile(cloud.planPath));
+    await writeFile(bundle, await readFile(fixture.bundlePath));
+    await writeFile(key, await readFile(fixture.publicKeyPath));
+    await symlink(plan, join(cwd, 'alias.json'));
+    const before = await Promise.all([plan, bundle, key].map((file) => readFile(file)));
+    for (const [report, read] of [
+      ['json=plan.json', '--plan-json plan.json'],
+      ['sarif=./alias.json', '--plan-json plan.json'],
+      ['junit=bundle.tar.gz', '--bundle bundle.tar.gz'],
+      [`text=${key}`, '--public-key key.pem'],
+    ]) {
+      const result = await runCli(
+        [
+          'check',
+          '--plan-json',
+          'plan.json',
+          '--bundle',
+          'bundle.tar.gz',
+          '--public-key',
+          'key.pem',
+          '--report',
+          report as string,
+        ],
+        { cwd },
+      );
+      expect(result.exitCode, result.stderr).toBe(1);
+      expect(result.stderr).toContain(`it is the file read as ${read}, which the report would replace`);
+    }
+    expect(await Promise.all([plan, bundle, key].map((file) => readFile(file)))).toEqual(before);
   });
 
   it('takes the public key and threshold from TFGATE_PUBLIC_KEY and TFGATE_MIN_SEVERITY', async () => {

@@ -1,6 +1,6 @@
 // `tfgate check --plan-file`: a saved plan (Atlantis's $PLANFILE, Spacelift's spacelift.plan) streamed
 // through the real `terraform show -json` into the real bundle evaluation.
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -226,6 +226,28 @@ describe('tfgate check --plan-file', () => {
       expect(ws.stateAddresses()).toEqual([]);
     },
   );
+
+  it('plan and apply refuse a report over the bundle or the key they read, before terraform starts', async () => {
+    await buildCli();
+    const ws = TerraformWorkspace.create(EXAMPLE_DIR);
+    workspaces.push(ws);
+    copyFileSync(sanctioned.bundle, join(ws.dir, 'bundle.tar.gz'));
+    copyFileSync(sanctioned.publicKey, join(ws.dir, 'key.pem'));
+    const route = ['--bundle', 'bundle.tar.gz', '--public-key', 'key.pem'];
+    const env = { TF_CLI_CONFIG_FILE: String(ws.env.TF_CLI_CONFIG_FILE) };
+    for (const [command, report, read] of [
+      ['plan', 'json=key.pem', '--public-key key.pem'],
+      ['apply', `junit=${join(ws.dir, 'bundle.tar.gz')}`, '--bundle bundle.tar.gz'],
+    ] as const) {
+      const result = await runCli([command, ...route, '--report', report], { env, cwd: ws.dir });
+      expect(result.exitCode, result.stderr).toBe(ExitCode.usage);
+      expect(result.stderr).toContain(`it is the file read as ${read}, which the report would replace`);
+      expect(result.stdout + result.stderr).not.toMatch(/terraform plan|Plan:|will be created/);
+    }
+    expect(readFileSync(join(ws.dir, 'key.pem'))).toEqual(readFileSync(sanctioned.publicKey));
+    expect(readFileSync(join(ws.dir, 'bundle.tar.gz'))).toEqual(readFileSync(sanctioned.bundle));
+    expect(ws.stateAddresses()).toEqual([]);
+  });
 
   it('an errored plan (terraform wrote it anyway) is never evaluated: exit 4 by --plan-file and --plan-json (built CLI)', async () => {
     await buildCli();

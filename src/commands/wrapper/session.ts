@@ -12,9 +12,14 @@ import {
   SignalGuard,
   Terraform,
 } from '../../terraform/index.js';
-import { type NamedOutput, reportOutputs, requireOutputs } from '../input-files.js';
+import {
+  type NamedOutput,
+  reportOutputs,
+  requireOutputs,
+  requireOutputsApartFromInputs,
+} from '../input-files.js';
 import { isNoDecision, reportNoDecision as reportNoDecisionFiles } from '../no-decision.js';
-import { checkRoute, openEvaluator } from '../route.js';
+import { checkRoute, openEvaluator, routeFiles } from '../route.js';
 import type { WrapperContext, WrapperOptions } from './options.js';
 
 /** One run of the wrapper: terraform, its arguments, the signal guard, and the policy being loaded. */
@@ -88,7 +93,9 @@ export async function withSession<T>(
     const cdktf = await resolveCdktfTarget(options, args.chdir, context);
     // Where the reports (and the kept plan) go, too: a decision is never lost, after a whole plan, to a path
     // that cannot be written.
-    requireOutputs([...reportOutputs(options.reports), ...(setup.outputs ?? [])]);
+    const outputs = [...reportOutputs(options.reports), ...(setup.outputs ?? [])];
+    requireOutputs(outputs);
+    requireOutputsApartFromInputs(outputs, routeFiles(options.route));
     noDecision = 'pending';
     await setup.beforeTerraform?.();
     const machineReportOnStdout = options.reports.some(
