@@ -47,20 +47,18 @@ export async function runApply(options: ApplyOptions, context: WrapperContext): 
     try {
       let planFile = options.planFile;
       let evaluator: PlanEvaluator;
+      let noChanges = false;
       if (planFile === undefined) {
         planDir = await createPrivatePlanDir();
         planFile = planDir.planFile;
         const planned = await planWhileLoading(session, context, planFile);
         evaluator = planned.evaluator;
-        if (planned.outcome === 'no-changes') {
-          context.progress.info(
-            'No changes: the infrastructure matches the configuration. Nothing to apply.',
-          );
-          return { status: 'no-changes', exitCode: ExitCode.ok };
-        }
+        noChanges = planned.outcome === 'no-changes';
       } else {
         evaluator = await session.ready;
       }
+      // A plan without changes is evaluated too: its reports say so (a SARIF with no results closes the last
+      // run's alerts), rather than keeping an earlier run's.
       const evaluated = await evaluateStep(
         session,
         evaluator,
@@ -71,6 +69,10 @@ export async function runApply(options: ApplyOptions, context: WrapperContext): 
       if (!evaluated.proceed) {
         context.progress.info('Blocked: nothing was applied.');
         return withEvaluation({ status: 'blocked', exitCode: ExitCode.blocked }, evaluated);
+      }
+      if (noChanges) {
+        context.progress.info('No changes: the infrastructure matches the configuration. Nothing to apply.');
+        return withEvaluation({ status: 'no-changes', exitCode: evaluated.exitCode }, evaluated);
       }
       await applyStep(session, context, planFile);
       return withEvaluation({ status: 'applied', exitCode: ExitCode.ok }, evaluated);

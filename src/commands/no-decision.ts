@@ -20,7 +20,7 @@ export function isNoDecision(error: unknown): error is TfgateError {
 }
 
 /**
- * Write each report file as "no decision: <why>". A file that cannot be written is said on stderr: it may
+ * Write each report file as "no decision: <why>" (`advisory`: the run went on regardless). A file that cannot be written is said on stderr: it may
  * still hold an earlier run's result, and the run fails (or, advisory, says so loudly) anyway.
  */
 export async function reportNoDecision(
@@ -44,8 +44,10 @@ export async function reportNoDecision(
 }
 
 /**
- * A missing decision (a TfgateError with exit 4): the report files say so; then, in advisory mode, a loud
- * notice and exit 0, else the error is thrown again. Anything else is thrown unchanged, and nothing is written.
+ * No decision was reached: the report files say why (a missing decision, exit 4, or a failure that ended the
+ * run first: terraform's, a plan that cannot be read, exit 2), so none keeps an earlier run's result. Then, in
+ * advisory mode, a missing decision is a loud notice and exit 0; anything else is thrown again. Only an error
+ * that is not tfgate's (a defect) writes nothing.
  */
 export async function withoutDecision(
   error: unknown,
@@ -57,9 +59,10 @@ export async function withoutDecision(
     about: NoDecisionAbout;
   },
 ): Promise<typeof ExitCode.ok> {
-  if (isNoDecision(error)) {
+  if (isTfgateError(error)) {
     await reportNoDecision(error, {
       ...options,
+      advisory: options.advisory && isNoDecision(error),
       warn: (message) => options.stderr.write(`warning: ${message}\n`),
     });
   }

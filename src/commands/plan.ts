@@ -1,7 +1,7 @@
 // `tfgate plan`: terraform plan into a private file → show -json streamed into the evaluator → reports; the
 // plan is kept (--out) only when it may be applied. The session and the steps are in ./wrapper/.
 import { lstat, rm } from 'node:fs/promises';
-import { ExitCode, UsageError } from '../errors/index.js';
+import { UsageError } from '../errors/index.js';
 import { copyFileAtomic } from '../fs/atomic-file.js';
 import * as z from '../schemas/zod.js';
 import { createPrivatePlanDir, type PrivatePlanDir, savedPlanKind } from '../terraform/index.js';
@@ -26,13 +26,7 @@ export async function runPlan(options: PlanOptions, context: WrapperContext): Pr
       try {
         planDir = await createPrivatePlanDir();
         const { outcome, evaluator } = await wrapper.planWhileLoading(session, context, planDir.planFile);
-        if (outcome === 'no-changes') {
-          context.progress.info(
-            'No changes: the infrastructure matches the configuration. Nothing to evaluate.',
-          );
-          const kept = options.out === undefined ? undefined : await keepPlan(planDir.planFile, options.out);
-          return { status: 'no-changes', exitCode: ExitCode.ok, ...(kept ? { planFile: kept } : {}) };
-        }
+        // A plan without changes is evaluated too: its reports say so, rather than keeping an earlier run's.
         const evaluated = await wrapper.evaluateStep(
           session,
           evaluator,
@@ -42,9 +36,14 @@ export async function runPlan(options: PlanOptions, context: WrapperContext): Pr
         );
         const status: WrapperStatus = !evaluated.proceed
           ? 'blocked'
-          : evaluated.result?.decision === 'pass'
-            ? 'passed'
-            : 'advisory';
+          : evaluated.result?.decision !== 'pass'
+            ? 'advisory'
+            : outcome === 'no-changes'
+              ? 'no-changes'
+              : 'passed';
+        if (outcome === 'no-changes' && evaluated.proceed) {
+          context.progress.info('No changes: the infrastructure matches the configuration.');
+        }
         let planFile: string | undefined;
         if (evaluated.proceed && options.out !== undefined) {
           planFile = await keepPlan(planDir.planFile, options.out);

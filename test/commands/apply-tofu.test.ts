@@ -57,7 +57,8 @@ describe('tfgate apply --terraform-bin tofu (bundle route, real OpenTofu)', () =
     // No --terraform-bin: the environment names tofu.
     const again = capture({ ...ws.env, TFGATE_TERRAFORM_BIN: TOFU_BIN });
     const noChange = await runApply({ route: route(suite.sanctioned), chdir: ws.dir }, again.context);
-    expect(noChange).toEqual({ status: 'no-changes', exitCode: ExitCode.ok });
+    expect(noChange).toMatchObject({ status: 'no-changes', exitCode: ExitCode.ok });
+    expect(noChange.evaluation).toMatchObject({ decision: 'pass', findings: [] });
     expect(again.progress()).toContain('No changes');
     expect(again.progress()).toMatch(/OpenTofu 1\.\d+\.\d+/);
     expect(ws.readState()?.serial).toBe(serial);

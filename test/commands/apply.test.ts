@@ -24,9 +24,18 @@ describe('tfgate apply (bundle route, real terraform)', () => {
     expect(ws.stateAddresses()).toEqual(['terraform_data.ledger[0]', 'terraform_data.queue']);
     const serial = ws.readState()?.serial;
 
+    // An earlier run's report: a plan without changes is still evaluated, and its report replaces this one.
+    const report = join(ws.dir, 'tfgate.json');
+    writeFileSync(report, '{"decision":"block","findings":[{"rule":"stale"}]}\n');
     const again = capture(ws.env);
-    const noChange = await runApply({ route: route(suite.sanctioned), chdir: ws.dir }, again.context);
-    expect(noChange).toEqual({ status: 'no-changes', exitCode: ExitCode.ok });
+    const noChange = await runApply(
+      { route: route(suite.sanctioned), chdir: ws.dir, reports: [{ format: 'json', path: report }] },
+      again.context,
+    );
+    expect(noChange).toMatchObject({ status: 'no-changes', exitCode: ExitCode.ok });
+    expect(noChange.evaluation?.decision).toBe('pass');
+    expect(noChange.evaluation?.findings).toEqual([]);
+    expect(JSON.parse(readFileSync(report, 'utf8'))).toMatchObject({ decision: 'pass', findings: [] });
     expect(again.progress()).toContain('No changes');
     expect(again.progress()).not.toContain('> terraform apply');
     expect(ws.readState()?.serial).toBe(serial);
@@ -102,15 +111,20 @@ describe('tfgate apply (bundle route, real terraform)', () => {
     expect(ws.stateAddresses()).toEqual([]);
   });
 
-  it('an invalid configuration fails in terraform plan with exit 2', async () => {
+  it('an invalid configuration fails in terraform plan with exit 2; the report file says so, not an earlier run', async () => {
     const ws = workspace();
     writeFileSync(join(ws.dir, 'broken.tf'), 'resource "terraform_data" "x" {\n  no_such_argument = 1\n}\n');
+    const report = join(ws.dir, 'tfgate.json');
+    writeFileSync(report, '{"decision":"pass","findings":[]}\n');
     const error = (await runApply(
-      { route: route(suite.sanctioned), chdir: ws.dir },
+      { route: route(suite.sanctioned), chdir: ws.dir, reports: [{ format: 'json', path: report }] },
       capture(ws.env).context,
     ).catch((e: unknown) => e)) as TfgateError;
     expect(error.exitCode).toBe(ExitCode.terraform);
     expect(error.message).toMatch(/Unsupported argument/);
+    const written = JSON.parse(readFileSync(report, 'utf8'));
+    expect(written.decision).toBe('no_decision');
+    expect(written.error.message).toMatch(/Unsupported argument/);
   });
 
   it('refuses a tampered bundle: exit 4, the plan started meanwhile is stopped, nothing applied', async () => {

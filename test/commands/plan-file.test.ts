@@ -95,11 +95,19 @@ describe('tfgate check --plan-file', () => {
     )) as TfgateError;
     expect(error.code).toBe('invalid_plan_file');
     expect(error.exitCode).toBe(ExitCode.terraform);
-    // Advisory mode covers a missing decision, not a terraform failure: still exit 2.
-    const advisory = (await runCheck({ ...options, advisory: true }, checkContext(ws.env).context).catch(
-      (e: unknown) => e,
-    )) as TfgateError;
+    // Advisory mode covers a missing decision, not a terraform failure: still exit 2; the report file says
+    // why nothing was decided, rather than keeping an earlier run's result.
+    const report = join(ws.dir, 'tfgate.md');
+    writeFileSync(report, 'PASS: an earlier run\n');
+    const advisory = (await runCheck(
+      { ...options, advisory: true, reports: [{ format: 'markdown', path: report }] },
+      checkContext(ws.env).context,
+    ).catch((e: unknown) => e)) as TfgateError;
     expect(advisory.exitCode).toBe(ExitCode.terraform);
+    const written = readFileSync(report, 'utf8');
+    expect(written).not.toContain('an earlier run');
+    expect(written).toContain(advisory.message);
+    expect(written).not.toMatch(/advisory/i);
   });
 
   it('a file that is not a plan is the same terraform failure on the service route (exit 2), not no decision', async () => {

@@ -1,6 +1,6 @@
 // The wrapper's session: one run of terraform with the signal guard installed, and the policy loading while
 // terraform plans. Everything is released when the run ends, however it ends.
-import { type TfgateError, UsageError } from '../../errors/index.js';
+import { isTfgateError, type TfgateError, UsageError } from '../../errors/index.js';
 import type { ReportLocations } from '../../locate/index.js';
 import type { PlanEvaluator } from '../../model/evaluator.js';
 import { loadRenderers } from '../../report/targets.js';
@@ -18,7 +18,7 @@ import {
   requireOutputs,
   requireOutputsApartFromInputs,
 } from '../input-files.js';
-import { isNoDecision, reportNoDecision as reportNoDecisionFiles } from '../no-decision.js';
+import { reportNoDecision as reportNoDecisionFiles } from '../no-decision.js';
 import { checkRoute, openEvaluator, routeFiles } from '../route.js';
 import type { WrapperContext, WrapperOptions } from './options.js';
 
@@ -44,6 +44,8 @@ export interface WrapperSession {
    * the run goes ahead regardless (--advisory), rather than failing.
    */
   reportNoDecision: (error: TfgateError, advisory: boolean) => Promise<void>;
+  /** The decision's reports are written: a later failure (terraform apply's) must not replace them. */
+  decided: () => void;
 }
 
 /** What a command adds to the session's checks before terraform starts. */
@@ -64,7 +66,8 @@ export async function withSession<T>(
   const guard = SignalGuard.install();
   let evaluator: PlanEvaluator | undefined;
   let ready: Promise<PlanEvaluator> | undefined;
-  // 'pending' once the report files are checked (no file is written before), 'reported' once they are written.
+  // 'pending' once the report files are checked (no file is written before), 'reported' once they are written
+  // (the decision's, or "no decision").
   let noDecision: 'unchecked' | 'pending' | 'reported' = 'unchecked';
   const reportNoDecision = async (error: TfgateError, advisory: boolean) => {
     if (noDecision !== 'pending') return;
@@ -161,10 +164,14 @@ export async function withSession<T>(
           env: context.env,
         }),
       reportNoDecision,
+      decided: () => {
+        noDecision = 'reported';
+      },
     });
   } catch (error) {
-    // No decision (a bundle that does not verify, an evaluation that failed): the report files say so.
-    if (isNoDecision(error)) await reportNoDecision(error, false);
+    // No decision (a bundle that does not verify, terraform's plan failed, an interrupt): the report files say
+    // so, so none keeps an earlier run's result.
+    if (isTfgateError(error)) await reportNoDecision(error, false);
     throw error;
   } finally {
     guard.dispose();

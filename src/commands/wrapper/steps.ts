@@ -147,6 +147,7 @@ export async function evaluateStep(
   } finally {
     stopWaiting();
   }
+  session.decided();
   throwIfInterrupted(session.guard, 'evaluation');
   return { result: outcome.result, proceed: outcome.exitCode === ExitCode.ok, exitCode: outcome.exitCode };
 }
