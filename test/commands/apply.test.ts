@@ -144,6 +144,31 @@ describe('tfgate apply (bundle route, real terraform)', () => {
     expect(ws.stateAddresses()).toEqual([]);
   });
 
+  it('--advisory goes ahead past a bundle that does not verify: applied, said loudly, the report says no decision', async () => {
+    const ws = workspace();
+    const tampered = join(suite.keys.dir, 'tampered-advisory.tar.gz');
+    const bytes = readFileSync(suite.sanctioned.bundle);
+    bytes[bytes.length - 10] = (bytes[bytes.length - 10] ?? 0) ^ 0xff;
+    writeFileSync(tampered, bytes);
+    const report = join(ws.dir, 'tfgate.txt');
+    const run = capture(ws.env);
+    const result = await runApply(
+      {
+        route: { kind: 'bundle', bundle: tampered, publicKey: suite.sanctioned.publicKey },
+        chdir: ws.dir,
+        advisory: true,
+        reports: [{ format: 'text', path: report }],
+      },
+      run.context,
+    );
+    expect(result).toMatchObject({ status: 'applied', exitCode: ExitCode.ok });
+    expect(ws.stateAddresses()).toEqual(['terraform_data.ledger[0]', 'terraform_data.queue']);
+    expect(run.progress()).toMatch(/BANNER ADVISORY MODE: no decision could be reached/);
+    expect(readFileSync(report, 'utf8')).toMatch(
+      /^ADVISORY: no decision \(.*bundle.*\); not enforced because --advisory was given\n/,
+    );
+  });
+
   it('a terraform binary that does not exist: exit 2, named, nothing run', async () => {
     const ws = workspace();
     const error = (await runApply(

@@ -1,6 +1,6 @@
 // The wrapper's session: one run of terraform with the signal guard installed, and the policy loading while
 // terraform plans. Everything is released when the run ends, however it ends.
-import { isTfgateError, type TfgateError, UsageError } from '../../errors/index.js';
+import { isTfgateError, TerraformError, type TfgateError, UsageError } from '../../errors/index.js';
 import type { ReportLocations } from '../../locate/index.js';
 import type { PlanEvaluator } from '../../model/evaluator.js';
 import { loadRenderers } from '../../report/targets.js';
@@ -131,10 +131,18 @@ export async function withSession<T>(
     function startLoading(): Promise<PlanEvaluator> {
       if (ready) return ready;
       // `live`: terraform may be writing to the terminal meanwhile, so no spinner.
-      const loading = context.progress.step('Load policy', open, { live: true }).then((loaded) => {
-        evaluator = loaded;
-        return loaded;
-      });
+      const loading = context.progress.step('Load policy', open, { live: true }).then(
+        (loaded) => {
+          evaluator = loaded;
+          return loaded;
+        },
+        (error: unknown) => {
+          // --advisory goes ahead without a decision (a bundle that does not verify, an expired key), as it
+          // does when evaluating fails: terraform plans on, and evaluating says why there is no decision.
+          if (!options.advisory || error instanceof TerraformError) throw error;
+          return unloadedPolicy(error);
+        },
+      );
       // The report's renderers too, while terraform works: a broken install fails here, as a bad bundle does,
       // not once the decision is to be reported.
       ready = Promise.all([identified, loading, loadRenderers()]).then(([, loaded]) => {
@@ -206,4 +214,12 @@ async function resolveCdktfTarget(
   // Loaded on demand: only CDKTF projects need it.
   const { resolveCdktfStack } = await import('../../cdktf/construct-paths.js');
   return resolveCdktfStack(options.cdktfStack, { projectDir: context.cdktfProjectDir });
+}
+
+/** With --advisory, a policy that could not be loaded: evaluating fails with the reason (no decision). */
+function unloadedPolicy(error: unknown): PlanEvaluator {
+  return {
+    description: 'no policy: it could not be loaded',
+    evaluate: () => Promise.reject(error),
+  };
 }
