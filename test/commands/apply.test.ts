@@ -11,6 +11,15 @@ import { capture, bundleRoute as route, useWrapperSuite } from './wrapper-fixtur
 const suite = useWrapperSuite();
 const workspace = (source?: string) => suite.workspace(source);
 
+/** The sanctioned bundle with one byte of its signed content flipped: it does not verify. */
+function tamperedBundle(name: string): string {
+  const tampered = join(suite.keys.dir, name);
+  const bytes = readFileSync(suite.sanctioned.bundle);
+  bytes[bytes.length - 10] = (bytes[bytes.length - 10] ?? 0) ^ 0xff;
+  writeFileSync(tampered, bytes);
+  return tampered;
+}
+
 describe('tfgate apply (bundle route, real terraform)', () => {
   it('applies a plan that passes, then reports a no-change plan without applying', async () => {
     const ws = workspace();
@@ -129,10 +138,7 @@ describe('tfgate apply (bundle route, real terraform)', () => {
 
   it('refuses a tampered bundle: exit 4, the plan started meanwhile is stopped, nothing applied', async () => {
     const ws = workspace();
-    const tampered = join(suite.keys.dir, 'tampered.tar.gz');
-    const bytes = readFileSync(suite.sanctioned.bundle);
-    bytes[bytes.length - 10] = (bytes[bytes.length - 10] ?? 0) ^ 0xff;
-    writeFileSync(tampered, bytes);
+    const tampered = tamperedBundle('tampered.tar.gz');
     const run = capture(ws.env);
     const error = (await runApply(
       { route: { kind: 'bundle', bundle: tampered, publicKey: suite.sanctioned.publicKey }, chdir: ws.dir },
@@ -146,10 +152,7 @@ describe('tfgate apply (bundle route, real terraform)', () => {
 
   it('--advisory goes ahead past a bundle that does not verify: applied, said loudly, the report says no decision', async () => {
     const ws = workspace();
-    const tampered = join(suite.keys.dir, 'tampered-advisory.tar.gz');
-    const bytes = readFileSync(suite.sanctioned.bundle);
-    bytes[bytes.length - 10] = (bytes[bytes.length - 10] ?? 0) ^ 0xff;
-    writeFileSync(tampered, bytes);
+    const tampered = tamperedBundle('tampered-advisory.tar.gz');
     const report = join(ws.dir, 'tfgate.txt');
     const run = capture(ws.env);
     const result = await runApply(
