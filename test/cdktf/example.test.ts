@@ -303,6 +303,8 @@ describe('tfgate apply --cdktf-stack on the synthesized example (built CLI, real
     const stackDir = join(run.outdir, 'stacks', 'platform');
     // As `cdktf deploy` does before planning: init the stack's working directory.
     await execa('terraform', ['init', '-input=false', '-no-color'], { cwd: stackDir, env });
+    // The project is a git work tree, as a reader's is: locations are relative to its root.
+    await execa('git', ['init', '-q'], { cwd: projectDir });
     await buildCli();
     const route = ['--bundle', strictBundle, '--public-key', strictKey];
     const markdown = join(work.dir, 'cdktf-stack.md');
@@ -324,6 +326,25 @@ describe('tfgate apply --cdktf-stack on the synthesized example (built CLI, real
     expect(blocked.stdout).toMatch(/^FAIL: 4 failures/m);
     expect(blocked.stdout).toContain('terraform_data.ledger (platform/ledger)');
     expect(blocked.stdout).toContain('terraform_data.api_release_A0CA9C06[1] (platform/api/release)');
+    // The README shows this report: it is what was printed, line for line (a WHY cut short with "…").
+    const readme = readFileSync(join(EXAMPLE_DIR, 'README.md'), 'utf8');
+    const sample = /With a design that does not sanction `generic_data`[\s\S]*?\n\n```\n([\s\S]*?)\n```/.exec(
+      readme,
+    )?.[1];
+    expect(
+      sample,
+      'the README sample after "With a design that does not sanction `generic_data`"',
+    ).toBeDefined();
+    const sampleLines = (sample as string).split('\n');
+    const printed = blocked.stdout
+      .slice(blocked.stdout.indexOf('FAIL: '))
+      .split('\n')
+      .slice(0, sampleLines.length)
+      .map((line, i) => {
+        const shown = sampleLines[i] as string;
+        return shown.endsWith(' …') && line.startsWith(shown.slice(0, -1)) ? shown : line;
+      });
+    expect(printed.join('\n')).toBe(sample);
     expect(readFileSync(markdown, 'utf8')).toContain('`terraform_data.ledger`<br>platform/ledger');
     expect(blocked.stderr).not.toContain('terraform apply');
     const state = await execa('terraform', ['state', 'list'], { cwd: stackDir, env, reject: false });
