@@ -4,6 +4,7 @@
 import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { UsageError } from '../errors/index.js';
+import { shownPath } from '../errors/shown.js';
 import type { ReportFormat } from '../report/formats.js';
 import type { ReportTarget } from '../report/targets.js';
 
@@ -28,7 +29,7 @@ export async function requireFiles(files: readonly NamedFile[]): Promise<void> {
     // Devices and pipes pass (/dev/stdin, a shell's <(...)): only nothing, or a directory, is refused here.
     if (found instanceof Error || found.isDirectory()) {
       const what = found instanceof Error ? 'does not exist' : 'is a directory, not a file';
-      throw new UsageError('file_not_found', `${file.flag} ${file.path} ${what}`, {
+      throw new UsageError('file_not_found', `${file.flag} ${shownPath(file.path)} ${what}`, {
         hint: file.hint ?? `check the path given to ${file.flag} (relative paths start at ${process.cwd()})`,
         ...(found instanceof Error ? { cause: found } : {}),
       });
@@ -82,7 +83,7 @@ export function requireOutputs(outputs: readonly NamedOutput[]): void {
     if (earlier) {
       throw new UsageError(
         'invalid_output',
-        `${earlier.what} and ${output.what} would both be written to ${output.path}: the second would replace the first`,
+        `${earlier.what} and ${output.what} would both be written to ${shownPath(output.path)}: the second would replace the first`,
         { hint: 'give each report its own file (--report <format>=<file>)' },
       );
     }
@@ -121,40 +122,48 @@ export function requireOutputsApartFromInputs(
 function writableFile(output: NamedOutput): string {
   const { path } = output;
   const refuse = (reason: string, hint: string, cause?: unknown): never => {
-    throw new UsageError('invalid_output', `cannot write ${output.what} to ${path}: ${reason}`, {
+    throw new UsageError('invalid_output', `cannot write ${output.what} to ${shownPath(path)}: ${reason}`, {
       hint,
       ...(cause === undefined ? {} : { cause }),
     });
   };
   const where = `relative paths start at ${process.cwd()}`;
   if (/[\\/]$/.test(path)) {
-    return refuse('it names a directory', `name a file, not a directory: e.g. ${join(path, output.example)}`);
+    return refuse(
+      'it names a directory',
+      `name a file, not a directory: e.g. ${shownPath(join(path, output.example))}`,
+    );
   }
   const directory = dirname(path);
+  // How messages name the directory: the user's path may hold a newline.
+  const shownDirectory = shownPath(directory);
   let real: string;
   try {
     real = realpathSync(directory);
   } catch (error) {
     return refuse(
-      `the directory ${directory} does not exist`,
-      `create ${directory} first, or name a file in a directory that exists (${where})`,
+      `the directory ${shownDirectory} does not exist`,
+      `create ${shownDirectory} first, or name a file in a directory that exists (${where})`,
       error,
     );
   }
   if (!statSync(real).isDirectory()) {
-    return refuse(`${directory} is not a directory`, `name a file in a directory (${where})`);
+    return refuse(`${shownDirectory} is not a directory`, `name a file in a directory (${where})`);
   }
   try {
     accessSync(real, constants.W_OK | constants.X_OK);
   } catch (error) {
     return refuse(
-      `the directory ${directory} is not writable`,
-      `name a file in a directory you can write to, or change ${directory}'s permissions`,
+      `the directory ${shownDirectory} is not writable`,
+      `name a file in a directory you can write to, or change ${shownDirectory}'s permissions`,
       error,
     );
   }
   if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) {
-    return refuse('it is a directory', `name a file, not a directory: e.g. ${join(path, output.example)}`);
+    return refuse(
+      'it is a directory',
+      `name a file, not a directory: e.g. ${shownPath(join(path, output.example))}`,
+    );
   }
   return join(real, basename(path));
 }

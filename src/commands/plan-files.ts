@@ -3,6 +3,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import { UsageError } from '../errors/index.js';
+import { shownPath } from '../errors/shown.js';
 import type { PlanInputOption } from './plan-input.js';
 
 export const GLOB_CHARS = /[*?[\]{}]/;
@@ -52,12 +53,12 @@ async function expandPaths(
   } else if (GLOB_CHARS.test(plan.path)) {
     matches = await filesOnly(await globMatches(path, flag));
   } else {
-    throw new UsageError('file_not_found', `${flag} ${plan.path} does not exist`, {
+    throw new UsageError('file_not_found', `${flag} ${shownPath(plan.path)} does not exist`, {
       hint: `check the path given to ${flag} (relative paths start at ${resolve(base)})`,
     });
   }
   if (matches.length === 0) {
-    throw new UsageError('file_not_found', `${flag} ${plan.path} matches no plan`, {
+    throw new UsageError('file_not_found', `${flag} ${shownPath(plan.path)} matches no plan`, {
       hint: found?.isDirectory()
         ? `a directory is searched for ${plan.kind === 'plan-json' ? '*.json files' : 'files named tfplan or *.tfplan'} (dot-directories skipped)`
         : 'check the pattern (quote it so the shell does not expand it first)',
@@ -72,7 +73,7 @@ const MAX_SEARCH_ENTRIES = 100_000;
 function tooManyEntries(flag: string, path: string, limit: number): UsageError {
   return new UsageError(
     'too_many_files',
-    `${flag} ${path}: more than ${limit.toLocaleString('en-US')} files and directories to search for plans`,
+    `${flag} ${shownPath(path)}: more than ${limit.toLocaleString('en-US')} files and directories to search for plans`,
     {
       hint: 'give the directory that holds the plans (not a repository or home directory), or a narrower glob',
     },

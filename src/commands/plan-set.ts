@@ -4,7 +4,8 @@
 // usage error, never a pass that judged nothing.
 import { stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { UsageError } from '../errors/index.js';
+import { errorMessage, UsageError } from '../errors/index.js';
+import { shownPath, withShownPath } from '../errors/shown.js';
 import { readFileWithin } from '../fs/read-within.js';
 import { packageIdSchema } from '../options/common.js';
 import { expandPath, GLOB_CHARS } from './plan-files.js';
@@ -147,10 +148,14 @@ type MapEntry = Omit<PlanRoot, 'root' | 'cost'> & { root?: string; searched?: st
 
 async function readPlanMap(file: string, input: PlanSetInput): Promise<MapEntry[]> {
   const bytes = await readFileWithin(file, MAX_MAP_BYTES).catch((error: unknown) => {
-    throw new UsageError('file_not_found', `--plan-map ${file} cannot be read: ${(error as Error).message}`, {
-      hint: 'check the path given to --plan-map',
-      cause: error,
-    });
+    throw new UsageError(
+      'file_not_found',
+      `--plan-map ${shownPath(file)} cannot be read: ${withShownPath(errorMessage(error), file)}`,
+      {
+        hint: 'check the path given to --plan-map',
+        cause: error,
+      },
+    );
   });
   if (bytes === undefined) {
     throw new UsageError('invalid_plan_map', `--plan-map ${file} is larger than ${MAX_MAP_BYTES} bytes`, {

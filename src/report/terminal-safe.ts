@@ -2,13 +2,10 @@
 // report goes to a terminal or a CI log: a control character there is a command (ESC starts a terminal
 // escape sequence, CR rewrites the line) and a bidirectional override reorders what a reviewer reads. They
 // are shown as visible \u escapes instead, so what is printed is what was given.
+import { UNSAFE_CHARACTERS as UNSAFE, visibleEscape } from '../errors/shown.js';
 import type { ReportView } from './view.js';
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this regex's purpose
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-
-/** A character as its visible escape: U+001B as `\u001b`. */
-export const visibleEscape = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+export { visibleEscape };
 
 export function terminalSafe(text: string): string {
   return text.replace(UNSAFE, visibleEscape);

@@ -2,6 +2,9 @@
 // take is refused naming it, and a plan given without its flag (`tfgate check plan.json`, the usual slip of a
 // conftest user) is answered with the flag. Commander said "too many arguments. Expected 0 arguments but got
 // 1" and then printed ~60 lines of help, which pushed that line out of a pipeline log's view.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { CommanderError } from 'commander';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/program.js';
@@ -93,8 +96,49 @@ describe('the built CLI', () => {
       'k.pem',
     ]);
     expect(result.exitCode).toBe(1);
-    expect(result.stderr).toContain('error: --plan-json plan\\u001bc\\u202e.json does not exist');
+    expect(result.stderr).toContain('error: --plan-json "plan\\u001bc\\u202e.json" does not exist');
     expect(result.stderr.includes('\u001b') || result.stderr.includes('\u202e')).toBe(false);
+  });
+
+  it('a path with a newline stays on the error line, the newline escaped: no line of its own in a CI log', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tfgate-newline-'));
+    try {
+      const file = join(dir, 'plan.json');
+      writeFileSync(file, '{}');
+      const route = ['--bundle', file, '--public-key', file];
+      const cases: Array<[string[], string]> = [
+        // A missing input file.
+        [
+          ['check', '--plan-json', 'a\n::error::forged.json', ...route],
+          'error: --plan-json "a\\n::error::forged.json" does not exist',
+        ],
+        [
+          ['check', '--plan-json', file, '--bundle', 'b\r\nPASS', '--public-key', file],
+          'error: --bundle "b\\r\\nPASS" does not exist',
+        ],
+        [['check', '--plan-json', 'x\n*.json', ...route], 'error: --plan-json "x\\n*.json" matches no plan'],
+        [
+          ['check', '--plan-map', 'm\nap.yaml', ...route],
+          'error: --plan-map "m\\nap.yaml" cannot be read: ENOENT: no such file or directory, open "m\\nap.yaml"',
+        ],
+        // An output that cannot be written.
+        [
+          ['check', '--plan-json', file, ...route, '--report', 'sarif=no\ndir/r.sarif'],
+          'error: cannot write the sarif report to "no\\ndir/r.sarif": the directory "no\\ndir" does not exist',
+        ],
+      ];
+      for (const [args, line] of cases) {
+        const result = await runCli(args, { cwd: dir });
+        expect(result.exitCode, result.stderr).toBe(1);
+        const [first, ...rest] = result.stderr.split('\n');
+        expect(first).toBe(line);
+        // The hint is the one other line, and it too names the path escaped.
+        expect(rest).toEqual([expect.stringMatching(/^hint: /)]);
+        expect(result.stderr).not.toContain('\r');
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("shows the control characters commander's own errors quote as \\u escapes", async () => {
