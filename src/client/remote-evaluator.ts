@@ -41,12 +41,15 @@ export class RemoteEvaluator implements PlanEvaluator {
       if (error && error.code !== 'evaluation_blocked') throw await transport.failure(spec, res, json);
     }
     const parsed = lenientEvaluationResultSchema.safeParse(json);
-    // A body about another package or threshold, or with a decision its own findings contradict, answers
-    // some other question: no decision. (A 409 whose body says "pass" is a block by its status, below.)
-    const contradiction =
-      parsed.success && (res.status === 200 || parsed.data.decision === 'block')
-        ? evaluationContradiction(parsed.data, { packageId: this.#packageId, minSeverity })
-        : undefined;
+    // With fail_status=true, 200 is a pass and 409 a block. A body with another decision than its status (a
+    // 409 saying "pass", a 200 saying "block"), about another package or threshold, or with a decision its
+    // own findings contradict, answers some other question: no decision, as for the gate.
+    const decision = res.status === 200 ? 'pass' : 'block';
+    const contradiction = !parsed.success
+      ? undefined
+      : parsed.data.decision !== decision
+        ? `its body says "${parsed.data.decision}", not the "${decision}" its status means`
+        : evaluationContradiction(parsed.data, { packageId: this.#packageId, minSeverity });
     if (contradiction) {
       throw new NoDecisionError(
         'contradictory_response',
@@ -57,7 +60,7 @@ export class RemoteEvaluator implements PlanEvaluator {
       );
     }
     if (res.status === 409) {
-      if (parsed.success && parsed.data.decision === 'block') return parsed.data;
+      if (parsed.success) return parsed.data;
       // Blocked, by status: fail closed with what we know.
       return markDetailsUnavailable(
         {

@@ -375,6 +375,52 @@ describe('the gate and the evaluation against a double whose decision its own fi
     );
   });
 
+  it('an evaluation whose body says another decision than its status (409 "pass", 200 "block") is no decision, as the gate', async () => {
+    const passing = evaluation({ decision: 'pass', findings: [] });
+    for (const body of [passing, { ...passing, error: { code: 'evaluation_blocked', message: 'blocked' } }]) {
+      const error = await failure(evaluationAnswering(409, body));
+      expect(error.code).toBe('contradictory_response');
+      expect(error.exitCode).toBe(4);
+      expect(error.message).toBe(
+        'the service answered the evaluation for package "payments" with HTTP 409 but its body says "pass", not the "block" its status means',
+      );
+    }
+    const blocked = await failure(evaluationAnswering(200, evaluation()));
+    expect(blocked.code).toBe('contradictory_response');
+    expect(blocked.message).toContain(
+      'with HTTP 200 but its body says "block", not the "pass" its status means',
+    );
+    // The gate refuses the same contradiction the same way.
+    const gate409 = await failure(gateAnswering(409, gate({ decision: 'pass', blocking: [] })));
+    expect(gate409.code).toBe('contradictory_response');
+    expect(gate409.exitCode).toBe(4);
+  });
+
+  it('tfgate check --package and tfgate gate against a 409 whose body says "pass": no decision (exit 4) for both, never a block', async () => {
+    const plan = join(dir, 'plan-409-pass.json');
+    await writeFile(plan, '{"format_version":"1.2","resource_changes":[]}');
+    const answer409Pass: Handler = async (req, res) => {
+      for await (const _chunk of req) {
+        // drain the upload
+      }
+      const body = req.url?.includes('/gate')
+        ? gate({ decision: 'pass', min_severity: 'low', blocking: [] })
+        : evaluation({ decision: 'pass', min_severity: 'low', findings: [] });
+      sendJson(res, 409, body);
+    };
+    const checked = await cliAgainst(answer409Pass, ['check', '--package', 'payments', '--plan-json', plan]);
+    expect(checked.exitCode, checked.stderr).toBe(4);
+    expect(checked.stdout).toBe('');
+    expect(checked.stderr).toContain(
+      'error: the service answered the evaluation for package "payments" with HTTP 409 but its body says "pass", not the "block" its status means',
+    );
+    expect(checked.stderr).toContain('hint: the service is inconsistent');
+    await server?.close();
+    const gated = await cliAgainst(answer409Pass, ['gate', '--package', 'payments', '--min-severity', 'low']);
+    expect(gated.exitCode, gated.stderr).toBe(4);
+    expect(gated.stderr).toContain('with HTTP 409 (block) but its body says "pass"');
+  });
+
   it('tfgate check: no decision (exit 4), never "PASS" above a blocking finding', async () => {
     const plan = join(dir, 'plan-contradiction.json');
     await writeFile(plan, '{"format_version":"1.2","resource_changes":[]}');
