@@ -1,5 +1,5 @@
-// A body that matches the contract's shape can still answer another question than the one asked, or give a
-// decision its own findings contradict. Such an answer is no decision: these say what the contradiction is
+// A body that matches the contract's shape can still answer another question than the one asked, give a
+// decision its own findings contradict, or count other findings than it lists (the reports print the counts). Such an answer is no decision: these say what the contradiction is
 // (completing "the service answered … but <contradiction>"), without quoting the body, or return undefined.
 import {
   decide,
@@ -32,6 +32,13 @@ function questionContradiction(result: { package_id: string; min_severity: Sever
 export function gateContradiction(result: GateResult, asked: Asked): string | undefined {
   const question = questionContradiction(result, asked);
   if (question) return question;
+  const { counts } = result;
+  if (counts.blocking !== result.blocking.length || counts.acknowledged !== result.acknowledged.length) {
+    return `its counts (${counts.blocking} blocking, ${counts.acknowledged} acknowledged) are not the findings it lists (${result.blocking.length} blocking, ${result.acknowledged.length} acknowledged)`;
+  }
+  if (counts.open < counts.blocking) {
+    return `its counts say ${counts.blocking} findings block but only ${counts.open} are open`;
+  }
   const blocking = [...result.blocking, ...result.acknowledged].filter(
     (f) => f.status === 'open' && severityAtLeast(f.severity, asked.minSeverity),
   ).length;
@@ -53,6 +60,9 @@ export function gateContradiction(result: GateResult, asked: Asked): string | un
 export function evaluationContradiction(result: EvaluationResult, asked: Asked): string | undefined {
   const question = questionContradiction(result, asked);
   if (question) return question;
+  if (result.counts.findings !== result.findings.length) {
+    return `its counts say ${findings(result.counts.findings)} but it lists ${result.findings.length}`;
+  }
   if (result.decision === decide(result.findings, asked.minSeverity)) return undefined;
   const blocking = result.findings.filter(
     (f) => f.acknowledgement === undefined && severityAtLeast(f.severity, asked.minSeverity),

@@ -317,6 +317,35 @@ describe('the gate and the evaluation against a double whose decision its own fi
     expect(below.decision).toBe('pass');
   });
 
+  it('an answer whose counts are not the findings it lists is no decision: the reports print both', async () => {
+    const blocked = { code: 'gate_blocked', message: 'blocked' };
+    for (const [counts, message] of [
+      [
+        { open: 1, acknowledged: 1, blocking: 0 },
+        'its counts (0 blocking, 1 acknowledged) are not the findings it lists (1 blocking, 1 acknowledged)',
+      ],
+      [
+        { open: 1, acknowledged: 0, blocking: 1 },
+        'its counts (1 blocking, 0 acknowledged) are not the findings it lists (1 blocking, 1 acknowledged)',
+      ],
+      [{ open: 0, acknowledged: 1, blocking: 1 }, 'its counts say 1 findings block but only 0 are open'],
+    ] as const) {
+      const error = await failure(gateAnswering(409, { ...gate({ counts }), error: blocked }));
+      expect(error.code).toBe('contradictory_response');
+      expect(error.message).toContain(message);
+    }
+    const miscounted = evaluation({ counts: { ...evaluation().counts, findings: 0 } });
+    const evaluationBlocked = { code: 'evaluation_blocked', message: 'blocked' };
+    const error = await failure(evaluationAnswering(409, { ...miscounted, error: evaluationBlocked }));
+    expect(error.code).toBe('contradictory_response');
+    expect(error.message).toContain('its counts say 0 findings but it lists 2');
+    // The same bodies, counted as they list, are a block.
+    expect((await gateAnswering(409, { ...gate(), error: blocked })).decision).toBe('block');
+    expect((await evaluationAnswering(409, { ...evaluation(), error: evaluationBlocked })).decision).toBe(
+      'block',
+    );
+  });
+
   it('a gate block none of whose findings blocks is no decision; one whose open finding carries an expired acknowledgement is a block', async () => {
     const blocked = (blocking: DriftFinding[]) => ({
       ...gate({ blocking, acknowledged: [acknowledgedHigh] }),

@@ -15,7 +15,7 @@ import { failure } from '../helpers/errors.js';
 import { gate } from '../report/fixtures.js';
 import { sendJson, testEnv } from './loopback.js';
 
-const passBody = gate({ decision: 'pass', blocking: [], counts: { open: 0, acknowledged: 0, blocking: 0 } });
+const passBody = gate({ decision: 'pass', blocking: [] });
 const dir = mkdtempSync(join(tmpdir(), 'tfgate-tls-'));
 const caPath = join(dir, 'ca.pem');
 let https: Server;

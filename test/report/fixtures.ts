@@ -1,7 +1,8 @@
 import type { EvaluationResult, GateResult } from '../../src/model/index.js';
 
+/** A blocked evaluation; `counts.findings` follows the findings given, as a service's does. */
 export function evaluation(overrides: Partial<EvaluationResult> = {}): EvaluationResult {
-  return {
+  const base: EvaluationResult = {
     package_id: 'payments',
     decision: 'block',
     min_severity: 'high',
@@ -40,8 +41,9 @@ export function evaluation(overrides: Partial<EvaluationResult> = {}): Evaluatio
       forgets: 0,
       no_ops: 2,
     },
-    ...overrides,
   };
+  const findings = overrides.findings ?? base.findings;
+  return { ...base, ...overrides, counts: overrides.counts ?? { ...base.counts, findings: findings.length } };
 }
 
 export function passingEvaluation(): EvaluationResult {
@@ -54,8 +56,9 @@ export function passingEvaluation(): EvaluationResult {
   };
 }
 
+/** A blocked gate; its counts follow the findings given, as a service's do. */
 export function gate(overrides: Partial<GateResult> = {}): GateResult {
-  return {
+  const base: GateResult = {
     package_id: 'payments',
     decision: 'block',
     min_severity: 'high',
@@ -91,6 +94,10 @@ export function gate(overrides: Partial<GateResult> = {}): GateResult {
       },
     ],
     counts: { open: 1, acknowledged: 1, blocking: 1 },
-    ...overrides,
   };
+  const blocking = overrides.blocking ?? base.blocking;
+  const acknowledged = overrides.acknowledged ?? base.acknowledged;
+  const open = [...blocking, ...acknowledged].filter((f) => f.status === 'open').length;
+  const counts = { open, acknowledged: acknowledged.length, blocking: blocking.length };
+  return { ...base, ...overrides, counts: overrides.counts ?? counts };
 }
