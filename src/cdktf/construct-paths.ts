@@ -3,6 +3,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { UsageError } from '../errors/index.js';
+import { shownPath } from '../errors/shown.js';
 import {
   readJsonFile,
   readSynthesizedConfig,
@@ -41,7 +42,7 @@ export function readConstructPaths(outdir: string, stackName: string): Map<strin
     const stacks = availableStacks(dir);
     throw new UsageError(
       'cdktf_stack_not_found',
-      `no synthesized CDKTF stack "${stackName}": ${file} does not exist` +
+      `no synthesized CDKTF stack ${JSON.stringify(stackName)}: ${shownPath(file)} does not exist` +
         (stacks.length > 0 ? ` (stacks in ${dir}: ${stacks.join(', ')})` : ''),
       {
         hint: existsSync(dir)

@@ -4,6 +4,7 @@
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { NoDecisionError, UsageError } from '../errors/index.js';
+import { shownPath, withShownPath } from '../errors/shown.js';
 import { readFileWithin } from '../fs/read-within.js';
 import { parseUntrustedJson } from '../json/untrusted.js';
 import type { PlanEvaluator } from '../model/evaluator.js';
@@ -35,7 +36,7 @@ export async function readApprovedFindings(path: string): Promise<ApprovedFindin
   } catch (error) {
     throw new NoDecisionError(
       'approved_findings_unreadable',
-      `cannot read the approved policy check result ${path}: ${(error as Error).message}`,
+      `cannot read the approved policy check result ${shownPath(path)}: ${withShownPath((error as Error).message, path)}`,
       { hint: HINT, cause: error },
     );
   }
@@ -46,7 +47,7 @@ export async function readApprovedFindings(path: string): Promise<ApprovedFindin
   } catch (error) {
     throw new NoDecisionError(
       'approved_findings_invalid',
-      `the approved policy check result ${path} is not JSON: ${(error as Error).message}`,
+      `the approved policy check result ${shownPath(path)} is not JSON: ${(error as Error).message}`,
       { hint: HINT, cause: error },
     );
   }
@@ -56,7 +57,7 @@ export async function readApprovedFindings(path: string): Promise<ApprovedFindin
       isRecord(json.error) && typeof json.error.message === 'string' ? json.error.message : undefined;
     throw new NoDecisionError(
       'approved_findings_undecided',
-      `the policy check recorded in ${path} reached no decision${reason === undefined ? '' : ` (${reason})`}, so it approved nothing`,
+      `the policy check recorded in ${shownPath(path)} reached no decision${reason === undefined ? '' : ` (${reason})`}, so it approved nothing`,
       {
         hint: 'run the policy check again until it decides (Atlantis: atlantis plan), then approve its result',
       },
@@ -67,7 +68,7 @@ export async function readApprovedFindings(path: string): Promise<ApprovedFindin
     const where = parsed.error.issues[0]?.path.join('.') || 'the top level';
     throw new NoDecisionError(
       'approved_findings_invalid',
-      `the approved policy check result ${path} is not tfgate's JSON evaluation result (${where} is missing or wrong)`,
+      `the approved policy check result ${shownPath(path)} is not tfgate's JSON evaluation result (${where} is missing or wrong)`,
       { hint: HINT },
     );
   }

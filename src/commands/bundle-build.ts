@@ -2,6 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { loadDesign } from '../design/index.js';
 import { UsageError } from '../errors/index.js';
+import { shownPath, withShownPath } from '../errors/shown.js';
 import { writeFileAtomic } from '../fs/atomic-file.js';
 import { buildBundle, loadSigningKey, publicKeyPem, verifyBundle } from '../policy/bundle/index.js';
 import * as z from '../schemas/zod.js';
@@ -48,7 +49,7 @@ export async function runBundleBuild(options: BundleBuildOptions): Promise<Bundl
   const signingKeyPem = await readFile(options.signingKey).catch((error: unknown) => {
     throw new UsageError(
       'file_unreadable',
-      `cannot read the signing key ${options.signingKey}: ${(error as Error).message}`,
+      `cannot read the signing key ${shownPath(options.signingKey)}: ${withShownPath((error as Error).message, options.signingKey)}`,
       {
         cause: error,
       },

@@ -111,7 +111,7 @@ export function requireOutputsApartFromInputs(
     if (same) {
       throw new UsageError(
         'invalid_output',
-        `cannot write ${output.what} to ${output.path}: it is the file read as ${same.input.flag} ${same.input.path}, which the report would replace`,
+        `cannot write ${output.what} to ${shownPath(output.path)}: it is the file read as ${same.input.flag} ${shownPath(same.input.path)}, which the report would replace`,
         { hint: `write the report to another file: e.g. ${output.example}` },
       );
     }

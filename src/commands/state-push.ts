@@ -14,6 +14,7 @@ import {
   type TfgateError,
   UsageError,
 } from '../errors/index.js';
+import { shownPath } from '../errors/shown.js';
 import type { PlanSource } from '../model/evaluator.js';
 import { packageIdSchema, serviceConnectionSchema } from '../options/common.js';
 import { bufferSource, fileSource, readObservedState, stdinSource } from '../plan/index.js';
@@ -233,7 +234,7 @@ async function stateFile(path: string): Promise<PlanSource> {
   // "-" is stdin, as documented: it is never looked up as a file.
   if (path === '-') return stdinSource();
   await access(path).catch((error: unknown) => {
-    throw new UsageError('state_file_not_found', `cannot read --state-json ${path}`, {
+    throw new UsageError('state_file_not_found', `cannot read --state-json ${shownPath(path)}`, {
       hint: 'pass a file written by `terraform show -json`, or - to read it from stdin',
       cause: error,
     });

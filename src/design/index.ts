@@ -3,6 +3,7 @@ import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument } from 'yaml
 import { knownKinds } from '../catalog/index.js';
 import { UsageError } from '../errors/index.js';
 import { plainIssueMessage } from '../errors/options.js';
+import { shownPath, withShownPath } from '../errors/shown.js';
 import { readFileWithin } from '../fs/read-within.js';
 import * as z from '../schemas/zod.js';
 import { lineNestedDeeperThan, MAX_DESIGN_NESTING } from './nesting.js';
@@ -171,7 +172,7 @@ export async function readDesignFile(path: string): Promise<{ text: string; desi
   } catch (error) {
     throw new UsageError(
       'design_not_found',
-      `cannot read the design file ${path}: ${(error as Error).message}`,
+      `cannot read the design file ${shownPath(path)}: ${withShownPath((error as Error).message, path)}`,
       {
         cause: error,
         hint: 'pass the path of a design document (YAML or JSON)',
@@ -179,7 +180,7 @@ export async function readDesignFile(path: string): Promise<{ text: string; desi
     );
   }
   if (bytes === undefined) {
-    throw new UsageError('design_too_large', `the design file ${path} is larger than 1 MiB`, {
+    throw new UsageError('design_too_large', `the design file ${shownPath(path)} is larger than 1 MiB`, {
       hint: 'a design names kinds and capabilities; the service accepts designs up to 1 MiB',
     });
   }
@@ -187,12 +188,12 @@ export async function readDesignFile(path: string): Promise<{ text: string; desi
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch (error) {
-    throw new UsageError('invalid_design', `${path}: the design is not UTF-8 text`, {
+    throw new UsageError('invalid_design', `${shownPath(path)}: the design is not UTF-8 text`, {
       cause: error,
       hint: 'save the design as UTF-8',
     });
   }
-  return { text, design: parseDesign(text, path) };
+  return { text, design: parseDesign(text, shownPath(path)) };
 }
 
 /** Read and parse a design file (see readDesignFile). */

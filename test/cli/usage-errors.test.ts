@@ -126,7 +126,17 @@ describe('the built CLI', () => {
           ['check', '--plan-json', file, ...route, '--report', 'sarif=no\ndir/r.sarif'],
           'error: cannot write the sarif report to "no\\ndir/r.sarif": the directory "no\\ndir" does not exist',
         ],
+        // A design that exists and does not parse; a key that is not a key; two working directories.
+        [
+          ['bundle', 'build', '--design', 'd\nesign.yaml', '--signing-key', file, '--output', 'b.tar.gz'],
+          'error: "d\\nesign.yaml":2: not valid YAML or JSON: a key is given twice in one mapping',
+        ],
+        [
+          ['apply', '--chdir', 'a\nb', ...route, '--', '-chdir=c'],
+          'error: --chdir "a\\nb" and -chdir=c disagree',
+        ],
       ];
+      writeFileSync(join(dir, 'd\nesign.yaml'), 'a: 1\na: 2\n');
       for (const [args, line] of cases) {
         const result = await runCli(args, { cwd: dir });
         expect(result.exitCode, result.stderr).toBe(1);

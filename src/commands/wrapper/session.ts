@@ -1,6 +1,7 @@
 // The wrapper's session: one run of terraform with the signal guard installed, and the policy loading while
 // terraform plans. Everything is released when the run ends, however it ends.
 import { isTfgateError, TerraformError, type TfgateError, UsageError } from '../../errors/index.js';
+import { shownPath } from '../../errors/shown.js';
 import type { ReportLocations } from '../../locate/index.js';
 import type { PlanEvaluator } from '../../model/evaluator.js';
 import { loadRenderers } from '../../report/targets.js';
@@ -85,7 +86,7 @@ export async function withSession<T>(
     if (options.chdir !== undefined && args.chdir !== undefined && options.chdir !== args.chdir) {
       throw new UsageError(
         'conflicting_chdir',
-        `--chdir ${options.chdir} and -chdir=${args.chdir} disagree`,
+        `--chdir ${shownPath(options.chdir)} and -chdir=${shownPath(args.chdir)} disagree`,
         {
           hint: 'give the directory once, as --chdir <dir> or as -chdir=<dir> after --',
         },
@@ -205,7 +206,7 @@ async function resolveCdktfTarget(
   if (chdir) {
     throw new UsageError(
       'conflicting_chdir',
-      `--cdktf-stack ${options.cdktfStack} and ${chdir} both say where terraform runs: give one`,
+      `--cdktf-stack ${shownPath(options.cdktfStack)} and ${shownPath(chdir)} both say where terraform runs: give one`,
       {
         hint: `--cdktf-stack runs terraform in the synthesized stack's directory (cdktf.out/stacks/${options.cdktfStack}); drop ${chdir}, or drop --cdktf-stack to plan another directory`,
       },
