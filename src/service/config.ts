@@ -52,6 +52,14 @@ export const sizeSchema = z.pipe(
   }),
 );
 
+/** A duration that must not be 0: a limit that would otherwise mean waiting for ever. */
+const limitSchema = z.pipe(
+  durationSchema,
+  z
+    .number()
+    .check(z.positive('must be more than 0 (a limit of 0 would wait for ever); use e.g. 500ms, 10s or 1m')),
+);
+
 export { SERVE_SETTINGS } from './serve-settings.js';
 
 /** "s3,pg", or "none": the backend types drift checks may read. */
@@ -141,6 +149,7 @@ export const serveConfigSchema = z.strictObject({
   dataDir: z.string().check(z.minLength(1)),
   embeddedSync: z.enum(['normal', 'full']),
   databaseUrl: z.optional(databaseUrlSchema),
+  databaseConnectTimeout: limitSchema,
   driftInterval: durationSchema,
   driftCheckTimeout: durationSchema,
   stateBackends: stateBackendsSchema,

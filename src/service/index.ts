@@ -67,7 +67,7 @@ export async function startService(
   try {
     store = await openStore(
       config.databaseUrl
-        ? { databaseUrl: config.databaseUrl }
+        ? { databaseUrl: config.databaseUrl, connectTimeoutMs: config.databaseConnectTimeout }
         : { dataDir: config.dataDir, sync: config.embeddedSync, creating: notices.creatingStore },
     );
     if (await bootstrap(store, config.bootstrapApiKey)) {

@@ -45,6 +45,15 @@ export const SERVE_SETTINGS = [
     help: 'PostgreSQL connection string (also DATABASE_URL); many instances may share one database',
   },
   {
+    key: 'databaseConnectTimeout',
+    flag: '--database-connect-timeout <duration>',
+    env: 'TFGATE_DATABASE_CONNECT_TIMEOUT',
+    // A firewall that drops packets, or a port where something other than PostgreSQL listens, answers
+    // nothing: without a limit, start-up waited for ever.
+    default: '10s',
+    help: 'time limit of getting a PostgreSQL connection, a new one or a free one of the pool (0 is refused); at start-up, past it serve exits 1',
+  },
+  {
     key: 'driftInterval',
     flag: '--drift-interval <duration>',
     env: 'TFGATE_DRIFT_INTERVAL',

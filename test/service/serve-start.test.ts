@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
@@ -259,6 +259,68 @@ describe('tfgate serve start-up failures of the environment: plain words, exit 1
       /^hint: start PostgreSQL there, or correct the host and port: check --database-url/,
     );
     expect(res.stderr).not.toContain('canary');
+  });
+
+  it('a database address that takes the connection and never answers gives up after --database-connect-timeout, naming host and port', async () => {
+    // A firewall that drops packets never answers; a loopback socket that is accepted and never spoken to
+    // keeps pg waiting the same way (its handshake is never answered), without depending on the network.
+    const accepted = new Set<Socket>();
+    const silent = createServer((socket) => {
+      accepted.add(socket);
+    });
+    await new Promise<void>((done) => silent.listen(0, '127.0.0.1', done));
+    const silentPort = (silent.address() as { port: number }).port;
+    try {
+      const url = `postgres://tfgate:a-db-password-canary@127.0.0.1:${silentPort}/tfgate`;
+      const started = Date.now();
+      const res = await serveFails([
+        '--port',
+        '0',
+        '--database-url',
+        url,
+        '--database-connect-timeout',
+        '1s',
+      ]);
+      expectPlainRefusal(
+        res,
+        new RegExp(
+          `^error: tfgate serve cannot connect to PostgreSQL at postgres://tfgate:\\*\\*\\*@127\\.0\\.0\\.1:${silentPort}/tfgate: no answer from 127\\.0\\.0\\.1:${silentPort} within 1s \\(connect timeout\\)$`,
+        ),
+        /^hint: check that PostgreSQL listens at that host and port and that no firewall .* drops the connection, .*--database-connect-timeout \(env TFGATE_DATABASE_CONNECT_TIMEOUT\)$/,
+      );
+      expect(res.stderr).not.toContain('canary');
+      // It returned on its own, well before serveFails' 60 s limit would have killed it.
+      expect(res.timedOut).toBe(false);
+      expect(Date.now() - started).toBeLessThan(30_000);
+      // The same limit from the environment, in milliseconds.
+      const fromEnv = await serveFails(['--port', '0', '--database-url', url], {
+        TFGATE_DATABASE_CONNECT_TIMEOUT: '500ms',
+      });
+      expect(fromEnv.exitCode, fromEnv.stderr).toBe(1);
+      expect(fromEnv.stderr).toContain(
+        `no answer from 127.0.0.1:${silentPort} within 500ms (connect timeout)`,
+      );
+    } finally {
+      // Sockets never read do not see the other end close: destroyed, or close() would wait for them.
+      for (const socket of accepted) socket.destroy();
+      await new Promise((done) => silent.close(done));
+    }
+  }, 90_000);
+
+  it('the connect timeout is 10 s unless set, and a limit of 0 (waiting for ever) is refused', async () => {
+    expect(resolveServeConfig({}, {}).databaseConnectTimeout).toBe(10_000);
+    expect(resolveServeConfig({ databaseConnectTimeout: '2m' }, {}).databaseConnectTimeout).toBe(120_000);
+    for (const value of ['0', '0s', '0ms']) {
+      expect(() => resolveServeConfig({}, { TFGATE_DATABASE_CONNECT_TIMEOUT: value })).toThrow(
+        /^--database-connect-timeout \(env TFGATE_DATABASE_CONNECT_TIMEOUT\): must be more than 0 \(a limit of 0 would wait for ever\)/,
+      );
+    }
+    const res = await serveFails(['--port', '0', '--database-connect-timeout', '0']);
+    expectPlainRefusal(
+      res,
+      /^error: --database-connect-timeout \(env TFGATE_DATABASE_CONNECT_TIMEOUT\): must be more than 0/,
+      /^hint: run tfgate serve --help/,
+    );
   });
 });
 

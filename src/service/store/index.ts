@@ -17,7 +17,11 @@ export type { StateSourceRecord } from './state-sources.js';
 export { Store } from './store.js';
 
 export type StoreLocation =
-  | { databaseUrl: string }
+  | {
+      databaseUrl: string;
+      /** How long opening a connection may take (default 10 s): an unanswered one fails, never hangs. */
+      connectTimeoutMs?: number;
+    }
   | {
       dataDir: string;
       sync?: EmbeddedSync;
@@ -28,7 +32,7 @@ export type StoreLocation =
 export async function openStore(location: StoreLocation): Promise<Store> {
   const db =
     'databaseUrl' in location
-      ? await openPostgres(location.databaseUrl)
+      ? await openPostgres(location.databaseUrl, { connectTimeoutMs: location.connectTimeoutMs })
       : await openEmbedded(location.dataDir, location.sync, location.creating);
   const store = new Store(db);
   await store.migrate();

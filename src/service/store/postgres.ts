@@ -3,16 +3,37 @@ import pg from 'pg';
 import { UsageError } from '../../errors/index.js';
 import { type SqlClient, sqlExecutor } from './sql.js';
 
+/** How long opening a connection may take by default (--database-connect-timeout). */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+
+export interface PostgresOptions {
+  /**
+   * How long getting a connection may take, a new one (the handshake included) or a free one of the pool: a
+   * host whose firewall drops packets, or a port where something other than PostgreSQL listens, otherwise
+   * kept start-up waiting for ever.
+   */
+  connectTimeoutMs?: number | undefined;
+  poolSize?: number;
+}
+
 // Timestamps come back as Date and counts are cast to int in SQL, so both backends return the same shapes.
-export async function openPostgres(connectionString: string, poolSize = 10): Promise<SqlClient> {
-  const pool = new pg.Pool({ connectionString, max: poolSize });
+export async function openPostgres(
+  connectionString: string,
+  options: PostgresOptions = {},
+): Promise<SqlClient> {
+  const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  const pool = new pg.Pool({
+    connectionString,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: connectTimeoutMs,
+  });
   // Fail at start-up, not on the first request, when the database is unreachable.
   try {
     const probe = await pool.connect();
     probe.release();
   } catch (error) {
     await pool.end().catch(() => undefined);
-    throw unreachableDatabase(connectionString, error);
+    throw unreachableDatabase(connectionString, error, connectTimeoutMs);
   }
   return {
     ...sqlExecutor(pool),
@@ -60,7 +81,11 @@ const CHECK_URL = 'check --database-url (env TFGATE_DATABASE_URL or DATABASE_URL
  * Why the database could not be reached at start-up, in plain words with the URL's password hidden: the
  * operator's to fix (PostgreSQL down, a wrong host, port, database or password), never a bug in tfgate.
  */
-export function unreachableDatabase(connectionString: string, error: unknown): UsageError {
+export function unreachableDatabase(
+  connectionString: string,
+  error: unknown,
+  connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS,
+): UsageError {
   let host = 'its host';
   let port = '5432';
   let database = 'the database';
@@ -81,7 +106,17 @@ export function unreachableDatabase(connectionString: string, error: unknown): U
       : raw.replaceAll(password, '***').replaceAll(decodeURIComponentSafe(password), '***');
   let reason: string;
   let hint: string;
-  switch (code) {
+  // pg's connect timeout has no code, only its words: "timeout exceeded when trying to connect" (the pool),
+  // "timeout expired" or "Connection terminated due to connection timeout" (the client).
+  const timedOut = code === undefined && /timeout/i.test(raw);
+  switch (timedOut ? 'timeout' : code) {
+    case 'timeout':
+      reason = `no answer from ${host}:${port} within ${durationText(connectTimeoutMs)} (connect timeout)`;
+      hint =
+        `check that PostgreSQL listens at that host and port and that no firewall between this machine and it ` +
+        `drops the connection, and ${CHECK_URL}; a slow network may need a longer ` +
+        '--database-connect-timeout (env TFGATE_DATABASE_CONNECT_TIMEOUT)';
+      break;
     case 'ECONNREFUSED':
       reason = `nothing accepts connections at ${host}:${port} (ECONNREFUSED)`;
       hint = `start PostgreSQL there, or correct the host and port: ${CHECK_URL}`;
@@ -123,6 +158,11 @@ export function unreachableDatabase(connectionString: string, error: unknown): U
     `tfgate serve cannot connect to PostgreSQL at ${redactDatabaseUrl(connectionString)}: ${reason}`,
     { hint, cause: error },
   );
+}
+
+/** 10000 → "10s", 1500 → "1500ms": a duration as --database-connect-timeout takes it. */
+function durationText(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
 }
 
 function decodeURIComponentSafe(text: string): string {
