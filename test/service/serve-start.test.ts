@@ -1,7 +1,7 @@
 // `tfgate serve` telling the operator what it is doing: the first start says it prepares the store, a store
 // with no API key says at once how to create the first one, a bad bootstrap key is a plain usage error, and
 // --help has one line per setting. Real child processes on a fresh embedded store.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
@@ -11,6 +11,7 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveServeConfig, SERVE_SETTINGS } from '../../src/service/config.js';
 import { startService } from '../../src/service/index.js';
+import { buildCli, CLI_MAIN } from '../helpers/cli.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const CLI = ['--import', join(ROOT, 'test/helpers/ts-register.mjs'), join(ROOT, 'src/cli/main.ts')];
@@ -323,6 +324,44 @@ describe('tfgate serve start-up failures of the environment: plain words, exit 1
     );
   });
 });
+
+/** The system's Node 20 (no node:sqlite), where the machine has one: /usr/bin/node on the test images. */
+const NODE_20 = '/usr/bin/node';
+const hasNode20 =
+  existsSync(NODE_20) && execFileSync(NODE_20, ['--version'], { encoding: 'utf8' }).trim().startsWith('v20.');
+
+describe.skipIf(!hasNode20)(
+  'tfgate serve on Node 20, which has no node:sqlite (the built CLI, run by /usr/bin/node)',
+  () => {
+    it('the embedded store says it needs Node 22.16 or later, naming the running version: never a damaged store', async () => {
+      await buildCli();
+      const dataDir = join(dir, 'node-20');
+      const clean = Object.fromEntries(
+        Object.entries(process.env).filter(
+          ([name]) => !name.startsWith('TFGATE_') && name !== 'DATABASE_URL',
+        ),
+      );
+      const res = await execa(NODE_20, [CLI_MAIN, 'serve', '--port', '0', '--data-dir', dataDir], {
+        cwd: ROOT,
+        env: clean,
+        extendEnv: false,
+        reject: false,
+        timeout: 60_000,
+      });
+      const version = execFileSync(NODE_20, ['--version'], { encoding: 'utf8' }).trim();
+      expectPlainRefusal(
+        res,
+        new RegExp(
+          `^error: the embedded store needs Node's built-in node:sqlite, which Node ${version.replaceAll('.', '\\.')} does not have, so tfgate serve cannot start: it needs Node 22\\.16 or later$`,
+        ),
+        /^hint: run tfgate on Node 22\.16 or later .*, or store in PostgreSQL with --database-url \(env TFGATE_DATABASE_URL or DATABASE_URL\)/,
+      );
+      expect(res.stderr).not.toMatch(/damaged|mv /);
+      // Said before anything was made: no data dir, no lock, no half-created store.
+      expect(existsSync(dataDir)).toBe(false);
+    }, 240_000);
+  },
+);
 
 describe('startService binds the port before it opens the store', () => {
   it('a request that arrives while the store is being created waits, then is answered', async () => {

@@ -42,6 +42,9 @@ const STORE_FILE = 'tfgate.db';
  * release candidate state on Node 25 and later, and tfgate tests it on both supported lines).
  */
 function loadSqlite(): typeof import('node:sqlite') {
+  // Node 20 has no node:sqlite: getBuiltinModule answers undefined (and Node before 20.16 has no
+  // getBuiltinModule). Said as what it is, never as a damaged store.
+  if (typeof process.getBuiltinModule !== 'function') throw sqliteUnavailable();
   const emitWarning = process.emitWarning;
   process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
     const text = typeof warning === 'string' ? warning : warning.message;
@@ -49,11 +52,30 @@ function loadSqlite(): typeof import('node:sqlite') {
     if (type === 'ExperimentalWarning' && /^SQLite is an experimental feature/.test(text)) return;
     (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
   }) as typeof process.emitWarning;
+  let sqlite: typeof import('node:sqlite') | undefined;
   try {
-    return process.getBuiltinModule('node:sqlite') as typeof import('node:sqlite');
+    sqlite = process.getBuiltinModule('node:sqlite') as typeof import('node:sqlite') | undefined;
+  } catch (error) {
+    throw sqliteUnavailable(error);
   } finally {
     process.emitWarning = emitWarning;
   }
+  if (sqlite?.DatabaseSync === undefined) throw sqliteUnavailable();
+  return sqlite;
+}
+
+/** The running Node has no node:sqlite (Node 20, or a 22 before it was unflagged): not a damaged store. */
+function sqliteUnavailable(cause?: unknown): UsageError {
+  return new UsageError(
+    'embedded_store_unsupported_node',
+    `the embedded store needs Node's built-in node:sqlite, which Node ${process.version} does not have, so tfgate serve cannot start: it needs Node 22.16 or later`,
+    {
+      ...(cause === undefined ? {} : { cause }),
+      hint:
+        'run tfgate on Node 22.16 or later (22, 24 or 26, the lines tfgate supports), or store in PostgreSQL ' +
+        'with --database-url (env TFGATE_DATABASE_URL or DATABASE_URL), which does not use node:sqlite',
+    },
+  );
 }
 
 /**
@@ -302,6 +324,8 @@ export async function openEmbedded(
   sync: EmbeddedSync = 'full',
   creating?: () => void,
 ): Promise<SqlClient> {
+  // First: a Node without node:sqlite is said before anything is created, locked or announced.
+  const { DatabaseSync } = loadSqlite();
   let unlock: () => void;
   try {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -318,7 +342,6 @@ export async function openEmbedded(
   let db: DatabaseSync | undefined;
   try {
     mkdirSync(dbDir, { recursive: true, mode: 0o700 });
-    const { DatabaseSync } = loadSqlite();
     db = new DatabaseSync(join(dbDir, STORE_FILE), { enableForeignKeyConstraints: true });
     db.exec('PRAGMA journal_mode = WAL');
     db.exec(`PRAGMA synchronous = ${sync === 'full' ? 'FULL' : 'NORMAL'}`);
