@@ -47,20 +47,41 @@ export interface ClientConfig {
 export const DEFAULT_TIMEOUTS = { connectMs: 10_000, headersMs: 300_000, bodyMs: 60_000 } as const;
 export const DEFAULT_RETRY = { attempts: 4, baseDelayMs: 500, maxDelayMs: 30_000 } as const;
 
-function envNumber(env: NodeJS.ProcessEnv, name: string): number | undefined {
+/** The largest number of milliseconds a TFGATE_*_MS variable takes: a day, well within Node's timers. */
+const MAX_ENV_MS = 86_400_000;
+const WHOLE_MS = 'must be a whole number of milliseconds, 1 or more';
+
+/** A TFGATE_*_MS variable: a whole number of milliseconds from 1 to a day. */
+const envMillisecondsSchema = z.coerce
+  .number({ error: WHOLE_MS })
+  .check(z.int(WHOLE_MS), z.gte(1, WHOLE_MS), z.lte(MAX_ENV_MS, `must be at most ${MAX_ENV_MS} (a day)`));
+
+/**
+ * A time limit (a timeout) or a wait (a retry delay) from the environment, in milliseconds. 0 is refused:
+ * as a timeout undici reads it as no limit at all, and a gate must never wait for ever; fractions were
+ * taken as given. Unset or empty: the default.
+ */
+function envMilliseconds(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  kind: 'timeout' | 'delay',
+  fallback: number,
+): number {
   const raw = env[name];
-  if (raw === undefined || raw === '') return undefined;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value < 0) {
+  if (raw === undefined || raw === '') return fallback;
+  const parsed = envMillisecondsSchema.safeParse(raw);
+  if (!parsed.success) {
     throw new UsageError(
       'invalid_environment',
-      `${name}=${JSON.stringify(raw)} is not a non-negative number`,
+      `${name}=${JSON.stringify(raw)}: ${parsed.error.issues[0]?.message ?? WHOLE_MS}`,
       {
-        hint: `unset ${name} or give it a number of milliseconds`,
+        hint:
+          `unset ${name} (default ${fallback}) or give it a whole number of milliseconds from 1 to ${MAX_ENV_MS}` +
+          (kind === 'timeout' ? '; there is no "no limit": tfgate never waits for ever' : ''),
       },
     );
   }
-  return value;
+  return parsed.data;
 }
 
 /** TFGATE_RETRIES, held to --retries' bounds: a whole number from 0 to 10. */
@@ -190,12 +211,20 @@ export async function resolveClientConfig(
     apiKey,
     // Passing `ca` replaces Node's store, so the system roots go first.
     ...(extra.length > 0 ? { ca: [...rootCertificates, ...extra] } : {}),
-    connectTimeoutMs: envNumber(env, 'TFGATE_CONNECT_TIMEOUT_MS') ?? DEFAULT_TIMEOUTS.connectMs,
-    headersTimeoutMs: timeoutMs ?? envNumber(env, 'TFGATE_HEADERS_TIMEOUT_MS') ?? DEFAULT_TIMEOUTS.headersMs,
-    bodyTimeoutMs: timeoutMs ?? envNumber(env, 'TFGATE_BODY_TIMEOUT_MS') ?? DEFAULT_TIMEOUTS.bodyMs,
+    connectTimeoutMs: envMilliseconds(
+      env,
+      'TFGATE_CONNECT_TIMEOUT_MS',
+      'timeout',
+      DEFAULT_TIMEOUTS.connectMs,
+    ),
+    // --timeout wins over both variables, as --retries over TFGATE_RETRIES.
+    headersTimeoutMs:
+      timeoutMs ?? envMilliseconds(env, 'TFGATE_HEADERS_TIMEOUT_MS', 'timeout', DEFAULT_TIMEOUTS.headersMs),
+    bodyTimeoutMs:
+      timeoutMs ?? envMilliseconds(env, 'TFGATE_BODY_TIMEOUT_MS', 'timeout', DEFAULT_TIMEOUTS.bodyMs),
     maxAttempts: retries === undefined ? DEFAULT_RETRY.attempts : retries + 1,
-    retryBaseDelayMs: envNumber(env, 'TFGATE_RETRY_BASE_DELAY_MS') ?? DEFAULT_RETRY.baseDelayMs,
-    retryMaxDelayMs: envNumber(env, 'TFGATE_RETRY_MAX_DELAY_MS') ?? DEFAULT_RETRY.maxDelayMs,
+    retryBaseDelayMs: envMilliseconds(env, 'TFGATE_RETRY_BASE_DELAY_MS', 'delay', DEFAULT_RETRY.baseDelayMs),
+    retryMaxDelayMs: envMilliseconds(env, 'TFGATE_RETRY_MAX_DELAY_MS', 'delay', DEFAULT_RETRY.maxDelayMs),
     proxy,
   };
 }

@@ -323,6 +323,48 @@ describe('configuration', () => {
     expect((await resolveClientConfig({ retries: 2 }, env('7'))).maxAttempts).toBe(3);
   });
 
+  it('holds the TFGATE_*_MS timeouts and retry delays to whole milliseconds from 1 to a day: 0 (no limit, for undici) and fractions are refused', async () => {
+    const base = { TFGATE_BASE_URL: 'https://a.example', TFGATE_API_KEY: 'k-123456' };
+    const variables = [
+      ['TFGATE_CONNECT_TIMEOUT_MS', 'connectTimeoutMs', 'timeout', 10_000],
+      ['TFGATE_HEADERS_TIMEOUT_MS', 'headersTimeoutMs', 'timeout', 300_000],
+      ['TFGATE_BODY_TIMEOUT_MS', 'bodyTimeoutMs', 'timeout', 60_000],
+      ['TFGATE_RETRY_BASE_DELAY_MS', 'retryBaseDelayMs', 'delay', 500],
+      ['TFGATE_RETRY_MAX_DELAY_MS', 'retryMaxDelayMs', 'delay', 30_000],
+    ] as const;
+    for (const [name, field, kind, fallback] of variables) {
+      for (const [value, problem] of [
+        ['0', 'must be a whole number of milliseconds, 1 or more'],
+        ['0.5', 'must be a whole number of milliseconds, 1 or more'],
+        ['1500.5', 'must be a whole number of milliseconds, 1 or more'],
+        ['-1', 'must be a whole number of milliseconds, 1 or more'],
+        ['ten', 'must be a whole number of milliseconds, 1 or more'],
+        ['Infinity', 'must be a whole number of milliseconds, 1 or more'],
+        ['86400001', 'must be at most 86400000 (a day)'],
+      ] as const) {
+        const error = await failure(resolveClientConfig({}, { ...base, [name]: value }));
+        expect(error.code, `${name}=${value}`).toBe('invalid_environment');
+        expect(error.exitCode).toBe(1);
+        expect(error.message).toBe(`${name}="${value}": ${problem}`);
+        expect(error.hint).toBe(
+          `unset ${name} (default ${fallback}) or give it a whole number of milliseconds from 1 to 86400000` +
+            (kind === 'timeout' ? '; there is no "no limit": tfgate never waits for ever' : ''),
+        );
+      }
+      expect((await resolveClientConfig({}, { ...base, [name]: '1' }))[field]).toBe(1);
+      expect((await resolveClientConfig({}, { ...base, [name]: '86400000' }))[field]).toBe(86_400_000);
+      // Unset or empty: the default.
+      expect((await resolveClientConfig({}, { ...base, [name]: '' }))[field]).toBe(fallback);
+      expect((await resolveClientConfig({}, base))[field]).toBe(fallback);
+    }
+    // --timeout wins over the headers and body variables, as --retries over TFGATE_RETRIES.
+    const flagged = await resolveClientConfig(
+      { timeout: 2 },
+      { ...base, TFGATE_HEADERS_TIMEOUT_MS: '0', TFGATE_BODY_TIMEOUT_MS: '0' },
+    );
+    expect([flagged.headersTimeoutMs, flagged.bodyTimeoutMs]).toEqual([2000, 2000]);
+  });
+
   it('names an unreadable CA file', async () => {
     await expect(
       resolveClientConfig(
