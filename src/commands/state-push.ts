@@ -7,6 +7,8 @@ import { access } from 'node:fs/promises';
 import { PassThrough, type Readable, Transform } from 'node:stream';
 import { packagePath, ServiceClient } from '../client/index.js';
 import {
+  InterruptedError,
+  type InterruptSignal,
   InvalidPlanError,
   isTfgateError,
   StateMissingError,
@@ -45,6 +47,10 @@ export interface StatePushContext {
 
 type PushResponse = z.output<typeof observedStateResponseSchema>;
 
+/** What state push is doing when a signal comes: a terraform step, or waiting on the service. */
+type PushStep = 'terraform show -json' | 'terraform state pull' | typeof PUSHING;
+const PUSHING = 'pushing the state to the service';
+
 export async function statePush(
   options: StatePushOptions,
   context: StatePushContext,
@@ -56,10 +62,20 @@ export async function statePush(
   // Only while terraform runs: a signal goes to terraform, which stops; then nothing is pushed.
   const guard = options.stateJson === undefined ? SignalGuard.install() : undefined;
   let stopWaiting = () => {};
-  let step = 'terraform show -json';
+  let step: PushStep = 'terraform show -json';
+  // The step the first signal came in: what fails after it (the push winding down) was not interrupted.
+  let interruptedIn: PushStep | undefined;
+  // Once terraform's output has all been read, terraform has exited: what is left is the service's answer.
+  const sent = () => {
+    step = PUSHING;
+  };
   try {
     const interrupted = new Promise<never>((_, reject) => {
-      stopWaiting = guard?.onSignal((signal) => reject(interruptedError(signal, step))) ?? (() => {});
+      stopWaiting =
+        guard?.onSignal((signal) => {
+          interruptedIn ??= step;
+          reject(interruptedError(signal, interruptedIn));
+        }) ?? (() => {});
     });
     interrupted.catch(() => {});
     const terraform =
@@ -69,16 +85,20 @@ export async function statePush(
     let source = terraform ? terraform.showStateJson() : await stateFile(options.stateJson!);
     let body: PushResponse;
     try {
-      body = await push(client, options.package, source, interrupted);
+      body = await push(client, options.package, source, interrupted, sent);
     } catch (error) {
-      if (guard?.received !== undefined) throw interruptedError(guard.received, step);
+      if (guard?.received !== undefined) throw interruptedError(guard.received, interruptedIn ?? step);
       if (!(error instanceof StateMissingError) || terraform === undefined) throw error;
       // show -json printed no state: is there none, or one whose every resource was destroyed?
       step = 'terraform state pull';
       source = await existingEmptyState(terraform, options.chdir).catch((failure: unknown) => {
-        throw guard?.received === undefined ? failure : interruptedError(guard.received, step);
+        throw guard?.received === undefined
+          ? failure
+          : interruptedError(guard.received, interruptedIn ?? step);
       });
-      body = await push(client, options.package, source, interrupted);
+      // state pull has exited: from here on only the service is waited on.
+      step = PUSHING;
+      body = await push(client, options.package, source, interrupted, sent);
     }
     return {
       packageId: options.package,
@@ -87,7 +107,7 @@ export async function statePush(
       source: source.description,
     };
   } catch (error) {
-    if (guard?.received !== undefined) throw interruptedError(guard.received, step);
+    if (guard?.received !== undefined) throw interruptedError(guard.received, interruptedIn ?? step);
     throw error;
   } finally {
     stopWaiting();
@@ -98,17 +118,25 @@ export async function statePush(
   }
 }
 
-/** PUT the state, read on the way; the source's own failure (terraform's, the reader's) explains the most. */
+/**
+ * PUT the state, read on the way; the source's own failure (terraform's, the reader's) explains the most.
+ * `sent` is told once the whole source has been read (terraform has exited), before its last chunk goes out.
+ */
 async function push(
   client: ServiceClient,
   packageId: string,
   source: PlanSource,
   interrupted: Promise<never>,
+  sent: () => void,
 ): Promise<PushResponse> {
   let sourceFailure: TfgateError | undefined;
-  const checked = readOnTheWay(source, (error) => {
-    sourceFailure ??= error;
-  });
+  const checked = readOnTheWay(
+    source,
+    (error) => {
+      sourceFailure ??= error;
+    },
+    sent,
+  );
   const call = client.call({
     request: {
       operation: 'observed state push',
@@ -134,7 +162,11 @@ async function push(
  * state, or no state at all) never completes an upload, whatever implementation of the service receives it.
  * A failure of the source or of the reader ends the stream with that error, told to `failed` first.
  */
-function readOnTheWay(source: PlanSource, failed: (error: TfgateError) => void): PlanSource {
+function readOnTheWay(
+  source: PlanSource,
+  failed: (error: TfgateError) => void,
+  sent: () => void,
+): PlanSource {
   return {
     description: source.description,
     reopenable: source.reopenable,
@@ -157,6 +189,7 @@ function readOnTheWay(source: PlanSource, failed: (error: TfgateError) => void):
           else copy.once('drain', () => callback());
         },
         flush(callback) {
+          sent();
           copy.end();
           read.then(() => {
             if (held !== undefined) this.push(held);
@@ -223,7 +256,22 @@ async function existingEmptyState(terraform: Terraform, chdir: string | undefine
   );
 }
 
-function interruptedError(signal: string, step: string): TerraformError {
+/**
+ * A signal during a terraform step went to terraform too, which stopped: terraform's "interrupted" (exit 2),
+ * nothing pushed. One once terraform had finished, while the service was sent the state or its answer was
+ * awaited, ends tfgate as the signal ends `check` (130 for SIGINT): whether the service recorded the state
+ * is not known.
+ */
+function interruptedError(signal: InterruptSignal, step: PushStep): TerraformError | InterruptedError {
+  if (step === PUSHING) {
+    return new InterruptedError(
+      signal,
+      `interrupted by ${signal} while pushing the state to the service: terraform had finished, and the service may or may not have recorded the state`,
+      {
+        hint: "run tfgate state push again once the service answers: a push replaces the package's observed state, so pushing it again is safe",
+      },
+    );
+  }
   return new TerraformError('interrupted', `interrupted by ${signal} during ${step}`, {
     hint: 'terraform stopped; nothing was pushed',
   });

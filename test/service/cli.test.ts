@@ -2,6 +2,8 @@
 // (a file, or terraform show -json run by tfgate on a real terraform_data state). Real child processes.
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
@@ -259,4 +261,73 @@ describe('tfgate state push interrupted (a stand-in terraform whose `show` never
     // Nothing was pushed: the package has no observed state to gate on.
     expect(gate.status).not.toBe(200);
   }, 30_000);
+});
+
+describe('tfgate state push interrupted while the service is waited on (a loopback service that takes the push and never answers: a fault the real service does not produce)', () => {
+  let config: string;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    config = join(dir, 'tf-push-hung');
+    await mkdir(config, { recursive: true });
+    await writeFile(join(config, 'main.tf'), 'resource "terraform_data" "config" {\n  input = "v1"\n}\n');
+    const rc = join(dir, 'terraformrc');
+    await writeFile(rc, '');
+    env = { TF_CLI_CONFIG_FILE: rc, TF_IN_AUTOMATION: '1' };
+    await execa('terraform', ['init', '-input=false'], { cwd: config, env });
+    await execa('terraform', ['apply', '-auto-approve', '-input=false'], { cwd: config, env });
+  }, 120_000);
+
+  // terraform show -json has exited by then: no terraform step was interrupted, so tfgate ends as the
+  // signal ends `check` (killed by it: the shell's 130 for SIGINT, 143 for SIGTERM), naming what it did.
+  it.each(['SIGINT', 'SIGTERM'] as const)(
+    '%s once the whole state was sent: "while pushing the state to the service", ended by the signal, never "during terraform show -json"',
+    async (signal) => {
+      let received = '';
+      let arrived: () => void = () => {};
+      const whole = new Promise<void>((resolve) => {
+        arrived = resolve;
+      });
+      const server = createServer((req) => {
+        req.setEncoding('utf8');
+        req.on('data', (chunk: string) => {
+          received += chunk;
+        });
+        req.on('end', () => arrived()); // the whole state, then no answer at all
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      try {
+        const child = tfgate(['state', 'push', '--package', 'payments', '--chdir', config], {
+          ...env,
+          TFGATE_BASE_URL: baseUrl,
+        });
+        await Promise.race([
+          whole,
+          child.then((res) => {
+            throw new Error(`state push ended before the state arrived:\n${res.stderr}`);
+          }),
+        ]);
+        // What arrived is terraform show -json's whole output: terraform had finished.
+        expect(JSON.parse(received)).toMatchObject({ format_version: '1.0', values: {} });
+        const signalled = Date.now();
+        child.kill(signal);
+        const res = await child;
+        expect(res.signal, res.stderr).toBe(signal);
+        expect(res.exitCode).toBeUndefined();
+        expect(res.stderr).toContain(
+          `error: interrupted by ${signal} while pushing the state to the service: terraform had finished, and the service may or may not have recorded the state`,
+        );
+        expect(res.stderr).toContain(
+          "hint: run tfgate state push again once the service answers: a push replaces the package's observed state",
+        );
+        expect(res.stderr).not.toMatch(/during terraform show -json|terraform stopped/);
+        // Well before the client's 300 s response timeout.
+        expect(Date.now() - signalled).toBeLessThan(10_000);
+      } finally {
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
+    },
+    60_000,
+  );
 });
