@@ -8,12 +8,25 @@ import * as z from '../schemas/zod.js';
 /** Retries after the first attempt: --retries and TFGATE_RETRIES alike. */
 const retriesSchema = z.coerce.number().check(z.int(), z.gte(0), z.lte(10));
 
+/** The largest number of milliseconds a TFGATE_*_MS variable takes: a day, well within Node's timers. */
+const MAX_ENV_MS = 86_400_000;
+
 /** What the command line may set. There is deliberately no API key flag: a flag would land in shell history and ps. */
 export const clientFlagsSchema = z.object({
   baseUrl: z.optional(z.string()),
   caFile: z.optional(z.string()),
-  /** Seconds to wait for response headers, and between body chunks. */
-  timeout: z.optional(z.coerce.number().check(z.positive())),
+  /**
+   * Seconds to wait for response headers, and between body chunks: from a millisecond (less would round to
+   * 0 ms, which undici reads as no limit) to a day, as the TFGATE_*_MS variables.
+   */
+  timeout: z.optional(
+    z.coerce
+      .number()
+      .check(
+        z.gte(0.001, 'must be at least 0.001 (a millisecond): tfgate never waits for ever'),
+        z.lte(MAX_ENV_MS / 1000, `must be at most ${MAX_ENV_MS / 1000} (a day)`),
+      ),
+  ),
   /** Retries after the first attempt. */
   retries: z.optional(retriesSchema),
 });
@@ -47,8 +60,6 @@ export interface ClientConfig {
 export const DEFAULT_TIMEOUTS = { connectMs: 10_000, headersMs: 300_000, bodyMs: 60_000 } as const;
 export const DEFAULT_RETRY = { attempts: 4, baseDelayMs: 500, maxDelayMs: 30_000 } as const;
 
-/** The largest number of milliseconds a TFGATE_*_MS variable takes: a day, well within Node's timers. */
-const MAX_ENV_MS = 86_400_000;
 const WHOLE_MS = 'must be a whole number of milliseconds, 1 or more';
 
 /** A TFGATE_*_MS variable: a whole number of milliseconds from 1 to a day. */
@@ -163,13 +174,12 @@ export async function resolveClientConfig(
   flags: ClientFlags = {},
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<ClientConfig> {
-  const parsed = clientFlagsSchema.safeParse(flags);
+  // Worded as the CLI words it (the library's callers pass the same options): never the schema library's words.
+  const parsed = clientFlagsSchema.safeParse(flags, { error: plainIssueMessage });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new UsageError(
-      'invalid_option',
-      `invalid --${String(issue?.path[0] ?? 'option')}: ${issue?.message ?? ''}`,
-    );
+    const flag = CLIENT_FLAG_NAMES[`client.${String(issue?.path[0])}`] ?? 'an option';
+    throw new UsageError('invalid_option', `${flag}: ${issue?.message ?? 'is not valid'}`);
   }
   const f = parsed.data;
   const baseUrl = parseBaseUrl(

@@ -323,6 +323,26 @@ describe('configuration', () => {
     expect((await resolveClientConfig({ retries: 2 }, env('7'))).maxAttempts).toBe(3);
   });
 
+  it('holds --timeout to a millisecond to a day: a smaller one rounded to 0 ms, which undici reads as no limit', async () => {
+    const env = { TFGATE_BASE_URL: 'https://a.example', TFGATE_API_KEY: 'k-123456' };
+    for (const [value, problem] of [
+      ['0.0001', 'must be at least 0.001 (a millisecond): tfgate never waits for ever'],
+      ['0', 'must be at least 0.001 (a millisecond): tfgate never waits for ever'],
+      ['-1', 'must be at least 0.001 (a millisecond): tfgate never waits for ever'],
+      ['86401', 'must be at most 86400 (a day)'],
+      ['Infinity', 'must be a number'],
+      ['soon', 'must be a number'],
+    ]) {
+      await expect(resolveClientConfig({ timeout: value as unknown as number }, env)).rejects.toMatchObject({
+        code: 'invalid_option',
+        message: `--timeout: ${problem}`,
+      });
+    }
+    const shortest = await resolveClientConfig({ timeout: 0.001 }, env);
+    expect([shortest.headersTimeoutMs, shortest.bodyTimeoutMs]).toEqual([1, 1]);
+    expect((await resolveClientConfig({ timeout: 86400 }, env)).headersTimeoutMs).toBe(86_400_000);
+  });
+
   it('holds the TFGATE_*_MS timeouts and retry delays to whole milliseconds from 1 to a day: 0 (no limit, for undici) and fractions are refused', async () => {
     const base = { TFGATE_BASE_URL: 'https://a.example', TFGATE_API_KEY: 'k-123456' };
     const variables = [
