@@ -1,4 +1,5 @@
 // The service's settings: every flag has an environment variable, normalised by one zod schema.
+import { statSync } from 'node:fs';
 import { parseOptions } from '../errors/options.js';
 import * as z from '../schemas/zod.js';
 import { SERVE_SETTINGS } from './serve-settings.js';
@@ -161,7 +162,20 @@ export const serveConfigSchema = z.strictObject({
   addressLimits: z.enum(['on', 'off']),
   requestTimeout: durationSchema,
   shutdownTimeout: durationSchema,
-  signingKeyFile: z.optional(z.string().check(z.minLength(1))),
+  signingKeyFile: z.optional(
+    z.string().check(
+      z.minLength(1),
+      // Never repeated in the message: a key pasted where its path goes is a secret.
+      z.refine((value) => !value.includes('-----BEGIN'), {
+        message:
+          "holds a key's text, not the path of a key file (not shown): write the key to a file only tfgate can read (chmod 600) and give its path",
+        abort: true,
+      }),
+      z.refine((path) => statSync(path, { throwIfNoEntry: false })?.isFile() === true, {
+        message: 'is not a file: give the path of the RSA private key (PEM) that signs bundles',
+      }),
+    ),
+  ),
   instanceId: z.optional(z.string().check(z.minLength(1))),
   runTaskAllowedOrigins: allowedOriginsSchema,
   runTaskLease: durationSchema,

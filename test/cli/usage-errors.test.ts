@@ -2,7 +2,8 @@
 // take is refused naming it, and a plan given without its flag (`tfgate check plan.json`, the usual slip of a
 // conftest user) is answered with the flag. Commander said "too many arguments. Expected 0 arguments but got
 // 1" and then printed ~60 lines of help, which pushed that line out of a pipeline log's view.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { generateKeyPairSync } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CommanderError } from 'commander';
@@ -186,5 +187,65 @@ describe('missing flags', () => {
       'error: tfgate bundle build needs:\n  --signing-key <pem>: RSA private key, PEM (env TFGATE_SIGNING_KEY)\n  --output <bundle.tar.gz>: where to write the bundle',
     );
     expect(result.stderr).not.toContain('not specified');
+  });
+});
+
+describe("a key's text where its file's path goes (a CI secret holds the PEM)", () => {
+  it('is refused without repeating it, naming the flag or the variable that held it, before anything is created', async () => {
+    await buildCli();
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const privatePem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const publicPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    const dir = mkdtempSync(join(tmpdir(), 'tfgate-key-text-'));
+    try {
+      const design = ['--design', join(dir, 'design.yaml'), '--output', join(dir, 'b.tar.gz')];
+      const dataDir = join(dir, 'data');
+      const cases: Array<[string[], Record<string, string>, string]> = [
+        [['bundle', 'build', ...design], { TFGATE_SIGNING_KEY: privatePem }, 'TFGATE_SIGNING_KEY holds'],
+        [['bundle', 'build', ...design, '--signing-key', privatePem], {}, '--signing-key holds'],
+        [
+          ['serve', '--port', '0', '--data-dir', dataDir],
+          { TFGATE_SIGNING_KEY_FILE: privatePem },
+          '--signing-key-file (env TFGATE_SIGNING_KEY_FILE): holds',
+        ],
+        [
+          ['check', '--plan-json', join(dir, 'plan.json'), '--bundle', join(dir, 'b.tar.gz')],
+          { TFGATE_PUBLIC_KEY: publicPem },
+          'TFGATE_PUBLIC_KEY holds',
+        ],
+        [['bundle', 'verify', join(dir, 'b.tar.gz'), '--public-key', publicPem], {}, '--public-key holds'],
+      ];
+      for (const [args, env, said] of cases) {
+        const result = await runCli(args, { env, cwd: dir });
+        expect(result.exitCode, result.stderr).toBe(1);
+        expect(result.stderr).toContain(`${said} a key's text, not the path of a key file (not shown)`);
+        expect(result.stderr).not.toContain('BEGIN');
+        expect(result.stderr).not.toContain(privatePem.split('\n')[1]);
+        expect(result.stderr).not.toContain(publicPem.split('\n')[1]);
+      }
+      // serve stopped before its data directory was made.
+      expect(existsSync(dataDir)).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('serve: a signing key file that is not there is said before the store is created, not as an internal error', async () => {
+    await buildCli();
+    const dir = mkdtempSync(join(tmpdir(), 'tfgate-key-file-'));
+    try {
+      const dataDir = join(dir, 'data');
+      const result = await runCli(['serve', '--port', '0', '--data-dir', dataDir], {
+        env: { TFGATE_SIGNING_KEY_FILE: join(dir, 'missing.pem') },
+      });
+      expect(result.exitCode, result.stderr).toBe(1);
+      expect(result.stderr).toContain(
+        '--signing-key-file (env TFGATE_SIGNING_KEY_FILE): is not a file: give the path of the RSA private key (PEM) that signs bundles',
+      );
+      expect(result.stderr).not.toContain('internal error');
+      expect(existsSync(dataDir)).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -4,7 +4,7 @@ import { type BundleBuildOptions, bundleBuildOptionsSchema } from '../../command
 import { type BundlePullOptions, bundlePullOptionsSchema } from '../../commands/bundle-pull.js';
 import { type BundleVerifyOptions, bundleVerifyOptionsSchema } from '../../commands/bundle-verify.js';
 import { nonEmpty, parseOptions } from '../../options/common.js';
-import { clientInput, type ServiceFlags } from './shared.js';
+import { clientInput, keyFilePath, type ServiceFlags } from './shared.js';
 
 export interface BundleBuildFlags {
   design?: string;
@@ -22,7 +22,13 @@ export function normaliseBundleBuildOptions(
 ): BundleBuildOptions {
   return parseOptions(
     bundleBuildOptionsSchema,
-    { ...flags, signingKey: flags.signingKey ?? nonEmpty(env.TFGATE_SIGNING_KEY) },
+    {
+      ...flags,
+      signingKey: keyFilePath(
+        { name: '--signing-key', value: flags.signingKey },
+        { name: 'TFGATE_SIGNING_KEY', env },
+      ),
+    },
     {
       design: '--design',
       signingKey: '--signing-key',
@@ -49,7 +55,10 @@ export function normaliseBundleVerifyOptions(
     bundleVerifyOptionsSchema,
     {
       bundle,
-      publicKey: flags.publicKey ?? nonEmpty(env.TFGATE_PUBLIC_KEY),
+      publicKey: keyFilePath(
+        { name: '--public-key', value: flags.publicKey },
+        { name: 'TFGATE_PUBLIC_KEY', env },
+      ),
       packageId: flags.package,
       scope: flags.scope,
       allowUnsigned: flags.allowUnsignedBundleINSECURE ?? false,

@@ -3,9 +3,9 @@
 import { type CheckOptions, checkOptionsSchema } from '../../commands/check.js';
 import { type CheckManyOptions, checkManyOptionsSchema } from '../../commands/check-many.js';
 import { UsageError } from '../../errors/index.js';
-import { nonEmpty, parseOptions } from '../../options/common.js';
+import { parseOptions } from '../../options/common.js';
 import { ROUTE_FLAG_NAMES, type RouteFlags, routeInputFromFlags } from './route.js';
-import { DECISION_FLAG_NAMES, type DecisionFlags, decisionInput } from './shared.js';
+import { DECISION_FLAG_NAMES, type DecisionFlags, decisionInput, keyFilePath } from './shared.js';
 
 /** The flags as commander hands them over (repeatable ones as arrays). */
 export interface CheckFlags extends RouteFlags, DecisionFlags {
@@ -83,7 +83,10 @@ export function normaliseCheckInput(
       routeDefaults: {
         baseUrl: flags.baseUrl,
         caFile: flags.caFile,
-        publicKey: flags.publicKey ?? nonEmpty(env.TFGATE_PUBLIC_KEY),
+        publicKey: keyFilePath(
+          { name: '--public-key', value: flags.publicKey },
+          { name: 'TFGATE_PUBLIC_KEY', env },
+        ),
         allowUnsigned: flags.allowUnsignedBundleINSECURE ?? false,
       },
       ...decisionInput(flags, env),

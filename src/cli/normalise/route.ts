@@ -2,8 +2,8 @@
 // normalisers of check, plan and apply. Validated by routeSchema in the command's own schema.
 import type { routeSchema } from '../../commands/route.js';
 import { UsageError } from '../../errors/index.js';
-import { nonEmpty } from '../../options/common.js';
 import type * as z from '../../schemas/zod.js';
+import { keyFilePath } from './shared.js';
 
 /** The route flags as commander hands them over. */
 export interface RouteFlags {
@@ -43,7 +43,10 @@ export function routeInputFromFlags(flags: RouteFlags, env: NodeJS.ProcessEnv): 
   return {
     kind: 'bundle',
     bundle: flags.bundle,
-    publicKey: flags.publicKey ?? nonEmpty(env.TFGATE_PUBLIC_KEY),
+    publicKey: keyFilePath(
+      { name: '--public-key', value: flags.publicKey },
+      { name: 'TFGATE_PUBLIC_KEY', env },
+    ),
     allowUnsigned: flags.allowUnsignedBundleINSECURE ?? false,
     packageId: flags.package,
   };

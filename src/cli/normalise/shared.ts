@@ -1,4 +1,6 @@
-// Flag groups several normalisers read the same way: severity, reports and advisory; the service connection.
+// Flag groups several normalisers read the same way: severity, reports and advisory; the service connection;
+// the key files.
+import { UsageError } from '../../errors/index.js';
 import { envBoolean, nonEmpty, reportTargetsFromFlags } from '../../options/common.js';
 
 /** --min-severity, --report (or --format/--output), --advisory as commander hands them over. */
@@ -35,4 +37,26 @@ export interface ServiceFlags {
 
 export function clientInput(flags: ServiceFlags) {
   return { baseUrl: flags.baseUrl, caFile: flags.caFile, timeout: flags.timeout, retries: flags.retries };
+}
+
+/**
+ * A key file's path from its flag, else its variable. A value holding the key's text (a CI secret pasted
+ * where the path goes) is refused without repeating it: it would be printed as a missing file's name, and a
+ * private key on a command line lands in shell history and `ps` besides.
+ */
+export function keyFilePath(
+  flag: { name: string; value: string | undefined },
+  variable: { name: string; env: NodeJS.ProcessEnv },
+): string | undefined {
+  const fromFlag = flag.value;
+  const value = fromFlag ?? nonEmpty(variable.env[variable.name]);
+  if (value === undefined || !value.includes('-----BEGIN')) return value;
+  const source = fromFlag === undefined ? variable.name : flag.name;
+  throw new UsageError(
+    'key_text_not_path',
+    `${source} holds a key's text, not the path of a key file (not shown)`,
+    {
+      hint: `write the key to a file (a private key: one only you can read, chmod 600) and give that file's path in ${source}`,
+    },
+  );
 }

@@ -4,6 +4,8 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { UsageError } from '../../errors/index.js';
+import { shownPath } from '../../errors/shown.js';
 import { keyIdFor, loadSigningKey, publicKeyPem } from '../../policy/bundle/index.js';
 import type { Store } from '../store/index.js';
 
@@ -32,7 +34,14 @@ export async function loadPlatformKey(options: {
   signingKeyFile?: string | undefined;
 }): Promise<PlatformKey> {
   if (options.signingKeyFile) {
-    return describe(await readFile(options.signingKeyFile, 'utf8'), options.signingKeyFile);
+    const file = options.signingKeyFile;
+    const pem = await readFile(file, 'utf8').catch((error: unknown) => {
+      throw new UsageError('signing_key_unreadable', `cannot read the signing key file ${shownPath(file)}`, {
+        hint: 'give --signing-key-file (TFGATE_SIGNING_KEY_FILE) the path of a PEM file tfgate can read',
+        cause: error,
+      });
+    });
+    return describe(pem, file);
   }
   if (options.store.kind === 'postgres') {
     const stored = await options.store.settings.get(SIGNING_KEY_SETTING);
