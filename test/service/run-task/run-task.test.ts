@@ -9,7 +9,7 @@ import {
   startService,
   type TestService,
 } from '../../helpers/service.js';
-import { design, PLAN_BLOCKED, PLAN_CLEAN, planJson as planJsonOf } from '../fixtures.js';
+import { DB, design, PLAN_BLOCKED, PLAN_CLEAN, planJson as planJsonOf } from '../fixtures.js';
 import {
   configureRunTask,
   documentedTaskResultSchema,
@@ -198,6 +198,30 @@ describe('decisions', () => {
     expect(byRule.unsanctioned_creation!.body).toContain('aws_sqs_queue.extra');
     // plan values never leave the engine
     expect(JSON.stringify(result.body)).not.toContain('hunter2-canary');
+    expectDocumented(payload);
+  });
+
+  it('lists blocking findings first, the most severe first, when there are more than the 200 outcomes it sends', async () => {
+    const payload = hcp.payload();
+    // 250 unsanctioned autoscaling groups (high) whose addresses sort before the ledger database (critical).
+    const groups = Array.from({ length: 250 }, (_, i) => ({
+      type: 'aws_autoscaling_group',
+      name: `g${String(i).padStart(3, '0')}`,
+      actions: ['create'],
+    }));
+    hcp.plans.set(planIdOf(payload), planJsonOf([...groups, { ...DB, actions: ['delete'] }]));
+    expect((await sendRunTask(url, payload, KEY)).status).toBe(200);
+    const result = await finalResult(payload);
+    expect(result.body.data.attributes.status).toBe('failed');
+    expect(result.body.data.attributes.message).toMatch(
+      /251 findings at or above high .* \(51 more not listed\)$/,
+    );
+    const outcomes = result.body.data.relationships!.outcomes.data;
+    expect(outcomes).toHaveLength(200);
+    expect(outcomes[0]!.attributes.tags!.Rule![0]!.label).toBe('capability_dependency_destroyed');
+    // Then the rest in address order.
+    expect(outcomes[1]!.attributes.description).toContain('aws_autoscaling_group.g000');
+    expect(outcomes[199]!.attributes.description).toContain('aws_autoscaling_group.g198');
     expectDocumented(payload);
   });
 

@@ -7,6 +7,7 @@ import { isTfgateError } from '../../../errors/index.js';
 import {
   type EvalFinding,
   type EvaluationResult,
+  SEVERITIES,
   type Severity,
   severityAtLeast,
 } from '../../../model/index.js';
@@ -165,13 +166,25 @@ function notApproved(pkg: PackageRecord): string | undefined {
     : `package "${pkg.packageId}" has a changed design (revision ${pkg.revision}) that is not approved yet`;
 }
 
+/**
+ * The findings in the order HCP Terraform lists them, of which it is sent at most MAX_OUTCOMES: blocking ones
+ * first, the most severe first, so that what is cut is never why the run failed (else by address, as given).
+ */
+function listedFirst(findings: readonly EvalFinding[], minSeverity: Severity): EvalFinding[] {
+  const rank = (f: EvalFinding) =>
+    (!f.acknowledgement && severityAtLeast(f.severity, minSeverity) ? 0 : SEVERITIES.length) +
+    (SEVERITIES.length - 1 - SEVERITIES.indexOf(f.severity));
+  // Array.prototype.sort is stable: findings of one rank keep their address order.
+  return [...findings].sort((a, b) => rank(a) - rank(b));
+}
+
 function judged(result: EvaluationResult, pkg: PackageRecord): RunTaskDecision {
   const blocking = result.findings.filter(
     (f) => !f.acknowledgement && severityAtLeast(f.severity, result.min_severity),
   );
   const acknowledged = result.findings.filter((f) => f.acknowledgement).map((f) => f.id);
   const expired = (result.expired_acknowledgements ?? []).map((a) => a.finding_id);
-  const shown = result.findings.slice(0, MAX_OUTCOMES);
+  const shown = listedFirst(result.findings, result.min_severity).slice(0, MAX_OUTCOMES);
   const more =
     result.findings.length > shown.length
       ? ` (${result.findings.length - shown.length} more not listed)`
