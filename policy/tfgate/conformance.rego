@@ -103,7 +103,9 @@ default min_severity := "low"
 
 min_severity := input.min_severity if severity_rank[input.min_severity] >= 0
 
-# Blocked when a finding no acknowledgement holds for is at or above the threshold.
+# Blocked when a finding no acknowledgement holds for is at or above the threshold, or when the input cannot
+# be judged (errors): tfgate then reaches no decision (exit 4); `opa eval` reading only .decision is never
+# told "pass" about a plan it could not read.
 default decision := "pass"
 
 decision := "block" if {
@@ -111,6 +113,8 @@ decision := "block" if {
 	not f.acknowledgement
 	severity_rank[f.severity] >= severity_rank[min_severity]
 }
+
+decision := "block" if count(plan_errors) > 0
 
 # Counts, each over resource_changes[] entries (one entry per resource instance or deposed object):
 #   resource_changes  every entry, whatever its mode or action
@@ -288,6 +292,41 @@ plan_errors contains message if {
 		" (tfgate knows no-op, create, read, update, delete and forget)",
 	])
 }
+
+# Not a plan: resource_changes that is not a list, or neither resource_changes nor planned_values (which
+# terraform always writes; a state has values instead). tfgate's reader refuses these before the policy runs.
+plan_errors contains "input.resource_changes is not a list: this is not `terraform show -json` output of a plan" if {
+	has_key(input, "resource_changes")
+	not is_array(input.resource_changes)
+}
+
+plan_errors contains "the input has neither resource_changes nor planned_values: this is not `terraform show -json` output of a plan" if {
+	not has_key(input, "resource_changes")
+	not has_key(input, "planned_values")
+}
+
+# A change the rules cannot place: its mode, address or type is not what terraform writes.
+plan_errors contains message if {
+	some rc in changes
+	not well_formed(rc)
+	message := concat("", [
+		"resource change ", address_of(rc),
+		" is not as terraform writes it (mode \"managed\" or \"data\", address and type non-empty strings)",
+	])
+}
+
+well_formed(rc) if {
+	{"managed", "data"}[rc.mode]
+	is_string(rc.address)
+	rc.address != ""
+	is_string(rc.type)
+	rc.type != ""
+}
+
+# Present, whatever its value (null and false too); absent is undefined.
+has_key(object, key) if object[key] != null
+
+has_key(object, key) if object[key] == null
 
 # An expiry cannot be judged without the time: no decision rather than a guess.
 plan_errors contains message if {

@@ -85,12 +85,47 @@ test_unrecognized_type_is_counted_never_flagged if {
 test_unknown_action_is_an_error if {
 	result := plan_of([change("aws_s3_bucket.b", "aws_s3_bucket", ["destroy"])])
 	count(result.errors) == 1
+	result.decision == "block"
 }
 
+# Terraform omits resource_changes when nothing changes, and always writes planned_values.
 test_plan_without_resource_changes if {
-	result := conformance.plan with input as {"format_version": "1.2"}
+	result := conformance.plan with input as {"format_version": "1.2", "planned_values": {}}
 	result.counts.resource_changes == 0
 	result.findings == []
+	result.errors == set()
+	result.decision == "pass"
+}
+
+# What tfgate's reader refuses is an error here too, and never a pass for `opa eval` reading .decision.
+test_input_that_is_not_a_plan_is_an_error_and_blocks if {
+	not_a_plan := [
+		{"format_version": "1.2"},
+		{"format_version": "1.0", "values": {"root_module": {}}},
+		{"format_version": "1.2", "resource_changes": null},
+		{"format_version": "1.2", "resource_changes": {}},
+		{"format_version": "1.2", "resource_changes": false},
+	]
+	every input_value in not_a_plan {
+		result := conformance.plan with input as input_value
+		count(result.errors) == 1
+		result.decision == "block"
+	}
+}
+
+test_change_not_as_terraform_writes_it_is_an_error_and_blocks if {
+	malformed := [
+		{"address": "aws_s3_bucket.b", "type": "aws_s3_bucket", "change": {"actions": ["create"]}},
+		{"address": "aws_s3_bucket.b", "mode": "MANAGED", "type": "aws_s3_bucket", "change": {"actions": ["create"]}},
+		{"address": "", "mode": "managed", "type": "aws_s3_bucket", "change": {"actions": ["create"]}},
+		{"address": "aws_s3_bucket.b", "mode": "managed", "type": 7, "change": {"actions": ["create"]}},
+	]
+	every rc in malformed {
+		result := plan_of([rc])
+		count(result.errors) == 1
+		result.decision == "block"
+	}
+	plan_of([change("aws_s3_bucket.b", "aws_s3_bucket", ["create"])]).errors == set()
 }
 
 test_drift_rules if {

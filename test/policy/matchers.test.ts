@@ -114,13 +114,15 @@ describe('address matchers', () => {
       'abxcxd',
       'a\u2028bcd',
       'aws_lambda_function.fn_(v2)+',
-      '',
     ];
     const data = designData(entries);
     expect(data.capabilities.filter((c) => c.matchers?.[0]?.parts !== undefined).length).toBeGreaterThan(6);
     const fast = decide(data, addresses);
     expect(fast).toEqual(decide(withoutMatchers(data), addresses));
     expect((fast as { plan: unknown[] }).plan.length).toBeGreaterThan(15);
+    // An empty address is no decision either way: terraform never writes one.
+    expect(decide(data, [''])).toEqual({ error: expect.stringContaining('is not as terraform writes it') });
+    expect(decide(withoutMatchers(data), [''])).toEqual(decide(data, ['']));
     // A lone surrogate is no decision either way: opa's wasm JSON parser refuses it.
     expect(decide(data, ['\ud800'])).toEqual({ error: expect.stringContaining('illegal string escape') });
     expect(decide(withoutMatchers(data), ['\ud800'])).toEqual(decide(data, ['\ud800']));
