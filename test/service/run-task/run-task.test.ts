@@ -148,6 +148,23 @@ describe('signature and origins', () => {
     expect(hcp.requests.length).toBe(before);
   });
 
+  it('refuses at once a callback or plan URL carrying a user name or password: it could never be called', async () => {
+    const before = hcp.requests.length;
+    const withCredentials = hcp.origin.replace('://', '://user:pw@');
+    for (const field of ['task_result_callback_url', 'plan_json_api_url']) {
+      const payload = hcp.payload({ [field]: `${withCredentials}/api/v2/task-results/x/callback` });
+      const refused = await sendRunTask(url, payload, KEY);
+      expect(refused.status).toBe(400);
+      expect(JSON.parse(refused.text).error).toMatchObject({
+        code: 'invalid_run_task_request',
+        message: `${field} carries a user name or password (user:password@host): HCP Terraform never sends one, and the service cannot call such a URL`,
+      });
+      expect(refused.text).not.toContain('pw@');
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    expect(hcp.requests.length).toBe(before);
+  });
+
   it("answers HCP Terraform's verification request 200 and calls nothing", async () => {
     const before = hcp.requests.length;
     const payload = hcp.payload({ access_token: 'test-token', stage: 'test' });

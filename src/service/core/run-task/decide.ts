@@ -41,6 +41,8 @@ export class NoDecision extends Error {
 export function originAllowed(url: string, allowed: readonly string[]): boolean {
   try {
     const parsed = new URL(url);
+    // A URL with user:password@ is never called: fetch refuses it, so the task could never be answered.
+    if (parsed.username !== '' || parsed.password !== '') return false;
     return (parsed.protocol === 'https:' || parsed.protocol === 'http:') && allowed.includes(parsed.origin);
   } catch {
     return false;

@@ -184,6 +184,14 @@ export async function receiveRunTask(
     ['task_result_callback_url', request.task_result_callback_url],
     ['plan_json_api_url', request.plan_json_api_url],
   ] as const) {
+    if (url && hasCredentials(url)) {
+      throw new ServiceError(
+        400,
+        'invalid_run_task_request',
+        `${field} carries a user name or password (user:password@host): HCP Terraform never sends one, and the service cannot call such a URL`,
+        { details: { field } },
+      );
+    }
     if (url && !originAllowed(url, allowed)) {
       ctx.log.warn('run task refused: origin not allowed', {
         package_id: pkg.packageId,
@@ -316,5 +324,15 @@ export async function workOnRunTask(
     throw error;
   } finally {
     clearInterval(renew);
+  }
+}
+
+/** A URL with user:password@ (never written by HCP Terraform; fetch refuses to call it). */
+function hasCredentials(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    return parsed.username !== '' || parsed.password !== '';
+  } catch {
+    return false;
   }
 }
