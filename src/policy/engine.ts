@@ -2,13 +2,14 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { InvalidPlanError, NoDecisionError } from '../errors/index.js';
+import { InvalidPlanError, NoDecisionError, UsageError } from '../errors/index.js';
 import {
   type DetectedDrift,
   decide,
   type EvaluationResult,
   type ObservedStateInput,
   type PlanInput,
+  SEVERITIES,
   type Severity,
 } from '../model/index.js';
 import { driftFindingFields } from '../schemas/findings.js';
@@ -182,11 +183,26 @@ export class PolicyEngine {
 }
 
 /** The contract's evaluation response: findings and counts with the decision for `minSeverity`. */
+/**
+ * A threshold a library caller gave as it is (plain JavaScript has no types to stop "CRITICAL"): one of the
+ * four severities, else a usage error, before any plan byte is read. Judged against an unknown threshold,
+ * every finding would block, and the result would carry a min_severity outside the contract.
+ */
+export function requireSeverity(minSeverity: unknown): asserts minSeverity is Severity {
+  if (typeof minSeverity === 'string' && (SEVERITIES as readonly string[]).includes(minSeverity)) return;
+  throw new UsageError(
+    'invalid_option',
+    `min severity ${JSON.stringify(minSeverity) ?? String(minSeverity)} is not one of: ${SEVERITIES.join(', ')}`,
+    { hint: 'give the threshold in lower case, as the CLI takes it (--min-severity high)' },
+  );
+}
+
 export function toEvaluationResult(
   packageId: string,
   minSeverity: Severity,
   evaluation: PlanEvaluation,
 ): EvaluationResult {
+  requireSeverity(minSeverity);
   return {
     package_id: packageId,
     decision: decide(evaluation.findings, minSeverity),

@@ -7,6 +7,7 @@ import type {
   PlanAction,
   PlanInput,
   ResourceChange,
+  Severity,
 } from '../../src/model/index.js';
 import { compilePolicyData } from '../../src/policy/data.js';
 import { PolicyEngine, toEvaluationResult } from '../../src/policy/engine.js';
@@ -420,5 +421,18 @@ describe('loading and results', () => {
       counts: evaluation.counts,
     });
     expect(toEvaluationResult('payments', 'critical', evaluation).decision).toBe('pass');
+  });
+
+  it('refuses a threshold that is not one of the four severities, as plain JavaScript may pass it', () => {
+    const evaluation = engine.evaluatePlan(data, plan(change('aws_iam_user.ci', 'aws_iam_user', ['create'])));
+    for (const threshold of ['CRITICAL', 'severe', '', undefined]) {
+      expect(() => toEvaluationResult('payments', threshold as Severity, evaluation)).toThrow(
+        expect.objectContaining({
+          code: 'invalid_option',
+          exitCode: 1,
+          message: expect.stringMatching(/^min severity .* is not one of: low, medium, high, critical$/),
+        }),
+      );
+    }
   });
 });

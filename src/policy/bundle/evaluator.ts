@@ -2,7 +2,7 @@
 import type { PlanEvaluator } from '../../model/evaluator.js';
 import type { EvaluationResult, Severity } from '../../model/index.js';
 import { consumedChunks, type PlanSource } from '../../plan/source.js';
-import { PolicyEngine, toEvaluationResult } from '../engine.js';
+import { PolicyEngine, requireSeverity, toEvaluationResult } from '../engine.js';
 import { readAndEvaluatePlan } from '../evaluate-stream.js';
 import { readVerifiedBundle } from './read.js';
 import type { VerifiedBundle, VerifyBundleOptions } from './verify.js';
@@ -55,6 +55,7 @@ export class BundleEvaluator implements PlanEvaluator {
   }
 
   async evaluate(source: PlanSource, minSeverity: Severity): Promise<EvaluationResult> {
+    requireSeverity(minSeverity);
     this.#engine ??= PolicyEngine.load(this.bundle.wasm, ENGINE_OPTIONS);
     // Evaluated as it is read; the time is read once the plan is, as the service does: the decision's moment.
     const { evaluation } = await readAndEvaluatePlan(consumedChunks(source), this.#engine, this.bundle.data, {
