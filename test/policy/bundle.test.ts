@@ -156,6 +156,8 @@ describe('bundle verification refuses', () => {
     expect(error.code).toBe('digest_mismatch');
     expect(error.message).toContain('tfgate/conformance.rego');
     expect(error.exitCode).toBe(4);
+    // Every refusal says what to do: here, the check has nothing more exact than "fetch it again".
+    expect(error.hint).toMatch(/^fetch the bundle again \(`tfgate bundle pull --package <id>`\)/);
   });
 
   it('tampered data, but not a reformatting of the same JSON (structured files hash canonically)', async () => {

@@ -164,7 +164,9 @@ export async function verifyCompactJws(token: string, key: KeyObject): Promise<D
     throw new BundleVerificationError(
       'signature_invalid',
       '.signatures.json: the signature does not verify with the given public key (wrong key, or the signature was altered)',
-      { hint: 'check that --public-key is the platform key that signed this bundle' },
+      {
+        hint: "check that the public key given (--public-key, TFGATE_PUBLIC_KEY, or the CDKTF aspect's publicKey) is the platform key that signed this bundle",
+      },
     );
   }
   return decoded;

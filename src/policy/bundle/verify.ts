@@ -75,7 +75,28 @@ function refuse(code: string, message: string, hint?: string): never {
   throw new BundleVerificationError(code, message, hint === undefined ? {} : { hint });
 }
 
+/** What to do about a bundle that is not as the platform signed it, when the check has nothing more exact. */
+export const ALTERED_BUNDLE_HINT =
+  'fetch the bundle again (`tfgate bundle pull --package <id>`) and use it unchanged; if it is refused again, tell the platform team: it may have been tampered with';
+
+/** Verify, and give every refusal a hint: the check's own, else what to do about an altered bundle. */
 export async function verifyBundle(
+  bytes: Uint8Array,
+  options: VerifyBundleOptions = {},
+): Promise<VerifiedBundle> {
+  try {
+    return await verifyBundleBytes(bytes, options);
+  } catch (error) {
+    if (!(error instanceof BundleVerificationError) || error.hint !== undefined) throw error;
+    throw new BundleVerificationError(error.code, error.message, {
+      hint: ALTERED_BUNDLE_HINT,
+      ...(error.details === undefined ? {} : { details: error.details }),
+      cause: error.cause ?? error,
+    });
+  }
+}
+
+async function verifyBundleBytes(
   bytes: Uint8Array,
   options: VerifyBundleOptions = {},
 ): Promise<VerifiedBundle> {
@@ -173,7 +194,7 @@ async function verifySignature(
     refuse(
       'public_key_required',
       'bundle is signed but no public key was given to verify it',
-      'pass --public-key <pem> with the platform public key',
+      'give the platform public key (tfgate: --public-key or TFGATE_PUBLIC_KEY; the CDKTF aspect: publicKey)',
     );
   }
   const key = loadVerificationKey(options.publicKeyPem);

@@ -130,6 +130,8 @@ export async function verifyTarget(): Promise<FuzzTarget<Buffer>> {
           verified = await verifyBundle(input, { publicKeyPem: publicPem, expectedPackageId: 'payments' });
         } catch (error) {
           refusedProperly(error);
+          // Every refusal of the verifier says what to do about it.
+          if (!(error as BundleVerificationError).hint) throw new Error(`refused without a hint: ${error}`);
           return;
         }
         // Accepted: then the rules see exactly what was signed.
