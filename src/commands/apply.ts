@@ -1,9 +1,11 @@
 // `tfgate apply`: plan → evaluate → report → apply the same saved plan, only when nothing blocks.
 import { access } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { ExitCode, UsageError } from '../errors/index.js';
+import { shownPath } from '../errors/shown.js';
 import type { PlanEvaluator } from '../model/evaluator.js';
 import * as z from '../schemas/zod.js';
-import { createPrivatePlanDir, type PrivatePlanDir } from '../terraform/index.js';
+import { createPrivatePlanDir, type PrivatePlanDir, parsePassThrough } from '../terraform/index.js';
 import {
   applyStep,
   type Evaluated,
@@ -26,21 +28,28 @@ export type ApplyOptions = z.output<typeof applyOptionsSchema>;
 
 export async function runApply(options: ApplyOptions, context: WrapperContext): Promise<WrapperResult> {
   if (options.planFile !== undefined) {
-    if (
-      options.terraformArgs.some(
-        (a) => !/^--?(chdir|lock|lock-timeout|parallelism|compact-warnings|no-color)(=|$)/.test(a),
-      )
-    ) {
+    // Parsed as terraform reads them (-lock-timeout 5s is one flag and its value): only apply's own flags.
+    const passThrough = parsePassThrough(options.terraformArgs, undefined);
+    if (passThrough.plan.length !== passThrough.apply.length) {
       throw new UsageError('plan_args_with_plan_file', 'plan flags cannot change a saved plan', {
-        hint: 'with --plan-file, pass only -lock, -lock-timeout, -parallelism, -compact-warnings or -no-color after --',
+        hint: 'with --plan-file, pass only -chdir, -lock, -lock-timeout, -parallelism, -compact-warnings or -no-color after --',
       });
     }
     await access(options.planFile).catch((error: unknown) => {
-      throw new UsageError('plan_file_missing', `cannot read the plan file ${options.planFile}`, {
+      throw new UsageError('plan_file_missing', `cannot read the plan file ${shownPath(options.planFile!)}`, {
         hint: 'pass the file written by `tfgate plan --out` (Atlantis: $PLANFILE)',
         cause: error,
       });
     });
+    // Where the plan was made, as `check` shows a plan file where it lies: applied from another directory,
+    // terraform would use that directory's state (a local backend would start a new, empty one there).
+    if (options.chdir === undefined && passThrough.chdir === undefined && options.cdktfStack === undefined) {
+      options = {
+        ...options,
+        chdir: dirname(resolve(options.planFile)),
+        planFile: resolve(options.planFile),
+      };
+    }
   }
   return withSession(options, context, async (session) => {
     let planDir: PrivatePlanDir | undefined;

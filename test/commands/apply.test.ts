@@ -1,10 +1,12 @@
 // tfgate apply and tfgate plan end to end: real terraform (terraform_data), a real signed bundle verified
 // with the platform key, the real policy engine. State is read back from terraform to prove what happened.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { ExitCode, type TfgateError } from '../../src/errors/index.js';
+import { buildCli, runCli } from '../helpers/cli.js';
 import { runApply, runPlan } from '../helpers/commands.js';
 import { capture, bundleRoute as route, useWrapperSuite } from './wrapper-fixtures.js';
 
@@ -306,6 +308,41 @@ describe('tfgate plan and apply --plan-file', () => {
     );
     expect(applied.status).toBe('applied');
     expect(ws.stateAddresses()).toHaveLength(2);
+  });
+
+  it('apply --plan-file runs terraform where the plan was made, from any directory; apply flags may take their value apart', async () => {
+    await buildCli();
+    const ws = workspace();
+    const out = join(ws.dir, 'reviewed.tfplan');
+    const planned = await runPlan(
+      { route: route(suite.sanctioned), chdir: ws.dir, out },
+      capture(ws.env).context,
+    );
+    expect(planned).toMatchObject({ status: 'passed', planFile: out });
+    // Applied from another directory, with no --chdir: terraform used that directory's (empty) state.
+    const elsewhere = mkdtempSync(join(tmpdir(), 'tfgate-elsewhere-'));
+    try {
+      const result = await runCli(
+        [
+          'apply',
+          '--bundle',
+          suite.sanctioned.bundle,
+          '--public-key',
+          suite.sanctioned.publicKey,
+          '--plan-file',
+          out,
+          '--',
+          '-lock-timeout',
+          '5s',
+        ],
+        { cwd: elsewhere, env: { TF_CLI_CONFIG_FILE: String(ws.env.TF_CLI_CONFIG_FILE) } },
+      );
+      expect(result.exitCode, result.stderr).toBe(ExitCode.ok);
+      expect(ws.stateAddresses()).toEqual(['terraform_data.ledger[0]', 'terraform_data.queue']);
+      expect(readdirSync(elsewhere)).toEqual([]);
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
   });
 
   it('does not keep a blocked plan, and removes a stale one already at --out', async () => {
