@@ -33,7 +33,8 @@ async function main(argv: string[]): Promise<number> {
     // A message may quote a path, a key or a service's words: its control characters are shown, not obeyed.
     process.stderr.write(`${terminalSafeLines(formatError(explained))}\n`);
     if (explained instanceof InterruptedError) {
-      // As `check` and `gate` end on the signal: killed by it (the shell's 130 for SIGINT, 143 for SIGTERM).
+      // As `check` and `gate` end on the signal: killed by it (the shell's 130 for SIGINT, 143 for SIGTERM,
+      // 129 for SIGHUP).
       endingSignal = explained.signal;
       return 128 + constants.signals[explained.signal];
     }
@@ -46,10 +47,13 @@ function isCommanderExit(error: unknown): error is CommanderError {
   return error instanceof CommanderError;
 }
 
-// A reader that goes away (`tfgate … | head`) is not our error: stop writing, keep the decision's exit code.
-process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-  if (error.code !== 'EPIPE') throw error;
-});
+// A reader that goes away (`tfgate … | head`, EPIPE) or a terminal that closed (EIO, after SIGHUP) is not our
+// error: stop writing there, keep the decision's exit code, let terraform wind down.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE' && error.code !== 'EIO') throw error;
+  });
+}
 
 // The command has finished when main resolves: once stdout and stderr are flushed, exit. Waiting for the
 // event loop to drain instead lets V8 finish garbage collection the process no longer needs (an incremental

@@ -84,12 +84,12 @@ export class IncompletePlanError extends InvalidPlanError {}
 export class StateMissingError extends InvalidPlanError {}
 
 /** The signals tfgate winds down from (terraform gets them forwarded); any other ends it at once. */
-export type InterruptSignal = 'SIGINT' | 'SIGTERM';
+export type InterruptSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP';
 
 /**
  * A signal ended the command while no terraform step ran (start-up, the evaluation, between steps): nothing
  * was applied and terraform holds no lock. The CLI then ends as the signal ends `check` and `gate` (killed by
- * it: 130 for SIGINT, 143 for SIGTERM); the exit code here, no decision, is what a library caller reads. A
+ * it: 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP); the exit code here, no decision, is what a library caller reads. A
  * signal during terraform plan or apply is terraform's own stop: a TerraformError "interrupted" (exit 2).
  */
 export class InterruptedError extends TfgateError {

@@ -1,10 +1,39 @@
-// SIGINT/SIGTERM while terraform runs: forward each one to terraform and let it finish, so locks are released.
+// SIGINT/SIGTERM/SIGHUP while terraform runs: forward each one to terraform and let it finish, so locks are
+// released.
 
-export const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+export const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 export type ForwardedSignal = (typeof FORWARDED_SIGNALS)[number];
 
 interface Killable {
+  readonly pid?: number | undefined;
   kill(signal: NodeJS.Signals): boolean;
+}
+
+/**
+ * What terraform is sent for a signal tfgate received. A closed terminal (SIGHUP) becomes SIGTERM, which
+ * terraform winds down from as from an interrupt: SIGHUP itself it does not handle, and would die holding the lock.
+ */
+const SENT: Readonly<Record<ForwardedSignal, NodeJS.Signals>> = {
+  SIGINT: 'SIGINT',
+  SIGTERM: 'SIGTERM',
+  SIGHUP: 'SIGTERM',
+};
+
+/**
+ * Signal the child's whole process group (it leads one: spawned detached), as a terminal's Ctrl-C reaches a
+ * foreground job: a wrapper such as terragrunt does not pass an interrupt on, and the tofu it runs must stop
+ * too. Each process in the group gets the signal once.
+ */
+function signalGroup(child: Killable, signal: NodeJS.Signals): void {
+  if (child.pid !== undefined) {
+    try {
+      process.kill(-child.pid, signal);
+      return;
+    } catch {
+      // The group is gone (the child exited) or is not its own: the child alone.
+    }
+  }
+  child.kill(signal);
 }
 
 /**
@@ -48,7 +77,7 @@ export class SignalGuard {
 
   /** Send a signal to the tracked children on tfgate's own account (e.g. stop a plan whose policy failed). */
   forward(signal: ForwardedSignal): void {
-    for (const child of this.#children) child.kill(signal);
+    for (const child of this.#children) signalGroup(child, SENT[signal]);
   }
 
   dispose(): void {
@@ -60,7 +89,7 @@ export class SignalGuard {
 
   #onSignal(signal: ForwardedSignal): void {
     this.#received ??= signal;
-    for (const child of this.#children) child.kill(signal);
+    for (const child of this.#children) signalGroup(child, SENT[signal]);
     for (const callback of this.#callbacks) callback(signal);
   }
 }

@@ -31,54 +31,60 @@ beforeAll(async () => {
 afterAll(() => rmSync(keys.dir, { recursive: true, force: true }));
 
 describe('signals', () => {
-  it('SIGINT during terraform apply: forwarded once, terraform stops and releases the lock, exit non-zero', async () => {
-    const source = mkdtempSync(join(tmpdir(), 'tfgate-slow-'));
-    writeFileSync(join(source, 'main.tf'), SLOW_CONFIG);
-    const ws = TerraformWorkspace.create(source);
-    const privateTmp = mkdtempSync(join(tmpdir(), 'tfgate-signal-tmp-'));
-    try {
-      const started = Date.now();
-      const child = execa(
-        'node',
-        [CLI_MAIN, 'apply', '--bundle', bundle.bundle, '--public-key', bundle.publicKey, '--chdir', ws.dir],
-        { env: { ...ws.env, TMPDIR: privateTmp, NO_COLOR: '1', CI: 'true' }, reject: false, all: true },
-      );
-      let output = '';
-      await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(
-          () => reject(new Error(`apply never started provisioning:\n${output}`)),
-          45_000,
+  it.each([
+    ['SIGINT', 'a Ctrl-C'],
+    ['SIGHUP', 'the terminal or SSH session closing: terraform is sent SIGTERM, which it winds down from'],
+  ] as const)(
+    '%s during terraform apply (%s): forwarded once, terraform stops and releases the lock, exit 2',
+    async (signal, _why) => {
+      const source = mkdtempSync(join(tmpdir(), 'tfgate-slow-'));
+      writeFileSync(join(source, 'main.tf'), SLOW_CONFIG);
+      const ws = TerraformWorkspace.create(source);
+      const privateTmp = mkdtempSync(join(tmpdir(), 'tfgate-signal-tmp-'));
+      try {
+        const started = Date.now();
+        const child = execa(
+          'node',
+          [CLI_MAIN, 'apply', '--bundle', bundle.bundle, '--public-key', bundle.publicKey, '--chdir', ws.dir],
+          { env: { ...ws.env, TMPDIR: privateTmp, NO_COLOR: '1', CI: 'true' }, reject: false, all: true },
         );
-        child.all?.on('data', (chunk: Buffer) => {
-          output += chunk.toString();
-          if (output.includes("Provisioning with 'local-exec'")) {
-            clearTimeout(timer);
-            resolve();
-          }
+        let output = '';
+        await new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(
+            () => reject(new Error(`apply never started provisioning:\n${output}`)),
+            45_000,
+          );
+          child.all?.on('data', (chunk: Buffer) => {
+            output += chunk.toString();
+            if (output.includes("Provisioning with 'local-exec'")) {
+              clearTimeout(timer);
+              resolve();
+            }
+          });
         });
-      });
-      expect(existsSync(join(ws.dir, '.terraform.tfstate.lock.info'))).toBe(true);
-      child.kill('SIGINT');
-      const result = await child;
-      const all = String(result.all);
+        expect(existsSync(join(ws.dir, '.terraform.tfstate.lock.info'))).toBe(true);
+        child.kill(signal);
+        const result = await child;
+        const all = String(result.all);
 
-      expect(result.exitCode).not.toBe(0);
-      expect(result.exitCode).toBe(2);
-      expect(all).toContain('Interrupt received');
-      expect(all).not.toContain('Two interrupts received');
-      expect(all).toMatch(/error: interrupted by SIGINT during terraform apply/);
-      // Terraform cut the 30 s provisioner short instead of tfgate waiting it out or leaving it behind.
-      expect(Date.now() - started).toBeLessThan(30_000);
-      expect(existsSync(join(ws.dir, '.terraform.tfstate.lock.info'))).toBe(false);
-      // The lock is free: a plan that refuses to wait for a lock succeeds.
-      await ws.run(['plan', '-lock-timeout=0s', '-input=false', '-no-color']);
-      expect(readdirSync(privateTmp)).toEqual([]);
-    } finally {
-      ws.cleanup();
-      rmSync(source, { recursive: true, force: true });
-      rmSync(privateTmp, { recursive: true, force: true });
-    }
-  });
+        expect(result.exitCode).not.toBe(0);
+        expect(result.exitCode).toBe(2);
+        expect(all).toContain('Interrupt received');
+        expect(all).not.toContain('Two interrupts received');
+        expect(all).toContain(`error: interrupted by ${signal} during terraform apply`);
+        // Terraform cut the 30 s provisioner short instead of tfgate waiting it out or leaving it behind.
+        expect(Date.now() - started).toBeLessThan(30_000);
+        expect(existsSync(join(ws.dir, '.terraform.tfstate.lock.info'))).toBe(false);
+        // The lock is free: a plan that refuses to wait for a lock succeeds.
+        await ws.run(['plan', '-lock-timeout=0s', '-input=false', '-no-color']);
+        expect(readdirSync(privateTmp)).toEqual([]);
+      } finally {
+        ws.cleanup();
+        rmSync(source, { recursive: true, force: true });
+        rmSync(privateTmp, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('SIGTERM while terraform plan waits for a state lock: forwarded, nothing applied, plan directory removed', async () => {
     const source = mkdtempSync(join(tmpdir(), 'tfgate-locked-'));

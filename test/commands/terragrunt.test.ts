@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/errors/index.js';
-import { buildCli, runCli } from '../helpers/cli.js';
+import { buildCli, CLI_MAIN, runCli } from '../helpers/cli.js';
 import { runApply, runPlan } from '../helpers/commands.js';
 import { TERRAFORM_BIN, terraformEnv } from '../helpers/terraform.js';
 import { capture, bundleRoute as route, useWrapperSuite } from './wrapper-fixtures.js';
@@ -167,4 +167,66 @@ describe('tfgate check: every plan of a terragrunt run --all plan stack', () => 
       expect(mixed.stdout).toContain(`<details><summary>✅ \`${unit}\``);
     }
   });
+});
+
+describe('a signal during tfgate apply --terraform-bin terragrunt', () => {
+  it.each([
+    ['terraform', TERRAFORM_BIN],
+    ['tofu', 'tofu'],
+  ])(
+    'stops the %s terragrunt runs (the whole process group is signalled): exit 2, the provisioner cut short',
+    async (name, binary) => {
+      const unit = join(stack(`signal-${name}`), 'network');
+      // The provisioner leaves a mark if it runs to its end: then nothing stopped it.
+      const mark = join(unit, 'provisioned');
+      writeFileSync(
+        join(unit, 'main.tf'),
+        `resource "terraform_data" "slow" {\n  provisioner "local-exec" {\n    command = "sleep 10 && touch ${mark}"\n  }\n}\n`,
+      );
+      // The slow resource is of a sanctioned kind, so the plan passes and its apply starts.
+      const child = execa(
+        'node',
+        [
+          CLI_MAIN,
+          'apply',
+          '--bundle',
+          suite.sanctioned.bundle,
+          '--public-key',
+          suite.sanctioned.publicKey,
+          '--terraform-bin',
+          TERRAGRUNT_BIN,
+        ],
+        {
+          cwd: unit,
+          env: { ...env, TG_TF_PATH: binary, NO_COLOR: '1', CI: 'true' },
+          reject: false,
+          all: true,
+        },
+      );
+      let output = '';
+      await new Promise<void>((resolveStarted, reject) => {
+        const timer = setTimeout(
+          () => reject(new Error(`apply never started provisioning:\n${output}`)),
+          90_000,
+        );
+        child.all?.on('data', (chunk: Buffer) => {
+          output += chunk.toString();
+          if (output.includes("Provisioning with 'local-exec'")) {
+            clearTimeout(timer);
+            resolveStarted();
+          }
+        });
+      });
+      child.kill('SIGINT');
+      const result = await child;
+      const all = String(result.all);
+      expect(result.exitCode, all).toBe(ExitCode.terraform);
+      expect(all).toContain('error: interrupted by SIGINT during terraform apply');
+      expect(all).not.toContain('Creation complete');
+      // terraform cut the provisioner short: signalled alone, terragrunt let it run to its end.
+      await new Promise((wait) => setTimeout(wait, 12_000));
+      expect(existsSync(mark)).toBe(false);
+    },
+    120_000,
+  );
 });
