@@ -30,6 +30,11 @@ export interface PipelineOptions {
   advisoryConsequence?: AdvisoryConsequence;
   stdout: { write(chunk: string): unknown; isTTY?: boolean };
   stderr: { write(chunk: string): unknown };
+  /**
+   * Where GitHub annotations go when stdout holds a report a program reads, if not stderr (the wrapper's
+   * stderr is its progress); given as undefined, they are left out then.
+   */
+  annotations?: { write(chunk: string): unknown } | undefined;
   color: boolean;
   env?: NodeJS.ProcessEnv;
   /** Plan address -> construct path (`--cdktf-stack`), shown beside the findings' addresses. */
@@ -68,7 +73,7 @@ export async function evaluatePlan(options: PipelineOptions): Promise<PipelineOu
       ...(options.approvals && options.approvals.size > 0 ? { approvals: options.approvals } : {}),
     },
     options.reports,
-    options,
+    { ...options, stderr: 'annotations' in options ? options.annotations : options.stderr },
   );
   if (result.decision === 'pass') return { result, exitCode: ExitCode.ok };
   if (options.advisory) {

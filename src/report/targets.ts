@@ -61,6 +61,11 @@ function target(format: ReportFormat, path: string | undefined): ReportTarget {
 
 export interface EmitOptions {
   stdout: { write(chunk: string): unknown; isTTY?: boolean };
+  /**
+   * Where GitHub annotations go when stdout holds a JSON, SARIF or JUnit report, which they would corrupt (the
+   * runner reads workflow commands on stderr too). Without it they are left out then.
+   */
+  stderr?: { write(chunk: string): unknown };
   /** Colour for stdout only; files never get escape codes. */
   color: boolean;
   env?: NodeJS.ProcessEnv;
@@ -80,7 +85,13 @@ export function loadRenderers(): Promise<typeof import('./registry.js')> {
   return renderers;
 }
 
-/** Render every target, plus GitHub annotations on stdout when running in GitHub Actions. */
+/** Reports a program reads: nothing else may be written where one goes. */
+const MACHINE_READ: ReadonlySet<ReportFormat> = new Set(['json', 'sarif', 'junit']);
+
+/**
+ * Render every target, plus GitHub annotations when running in GitHub Actions: on stdout, or on stderr when
+ * a report a program reads is on stdout.
+ */
 export async function emitReports(
   subject: AnyReportSubject,
   targets: readonly ReportTarget[],
@@ -95,7 +106,8 @@ export async function emitReports(
     }
   }
   if (githubAnnotationsEnabled(options.env ?? process.env)) {
-    options.stdout.write(renderGithubAnnotations(subject));
+    const stdoutRead = targets.some((t) => t.path === undefined && MACHINE_READ.has(t.format));
+    (stdoutRead ? options.stderr : options.stdout)?.write(renderGithubAnnotations(subject));
   }
 }
 

@@ -234,6 +234,32 @@ describe('tfgate check decides', () => {
     expect(await Promise.all([plan, bundle, key].map((file) => readFile(file)))).toEqual(before);
   });
 
+  it('under GitHub Actions, a JSON, SARIF or JUnit report on stdout stays whole: the annotations go to stderr', async () => {
+    for (const format of ['json', 'sarif', 'junit', 'text'] as const) {
+      const result = await runCli(
+        [
+          'check',
+          '--plan-json',
+          cloud.planPath,
+          '--bundle',
+          fixture.bundlePath,
+          '--public-key',
+          fixture.publicKeyPath,
+          '--report',
+          format,
+        ],
+        { env: { GITHUB_ACTIONS: 'true' } },
+      );
+      expect(result.exitCode, result.stderr).toBe(3);
+      const annotated = format === 'text' ? result.stdout : result.stderr;
+      expect(annotated).toMatch(/^::error /m);
+      if (format === 'text') continue;
+      expect(result.stdout).not.toContain('::error');
+      if (format === 'junit') expect(result.stdout.trimEnd()).toMatch(/<\/testsuites>$/);
+      else expect(() => JSON.parse(result.stdout)).not.toThrow();
+    }
+  });
+
   it('takes the public key and threshold from TFGATE_PUBLIC_KEY and TFGATE_MIN_SEVERITY', async () => {
     const result = await runCli(['check', '--plan-json', cloud.planPath, '--bundle', fixture.bundlePath], {
       env: { TFGATE_PUBLIC_KEY: fixture.publicKeyPath, TFGATE_MIN_SEVERITY: 'critical' },

@@ -235,6 +235,19 @@ describe('tfgate check --plan-file', () => {
     },
   );
 
+  it('plan under GitHub Actions with a JSON report on stdout: stdout is the report alone, the annotations on stderr', async () => {
+    await buildCli();
+    const ws = TerraformWorkspace.create(EXAMPLE_DIR);
+    workspaces.push(ws);
+    const result = await runCli(
+      ['plan', '--bundle', sanctioned.bundle, '--public-key', sanctioned.publicKey, '--report', 'json'],
+      { env: { TF_CLI_CONFIG_FILE: String(ws.env.TF_CLI_CONFIG_FILE), GITHUB_ACTIONS: 'true' }, cwd: ws.dir },
+    );
+    expect(result.exitCode, result.stderr).toBe(ExitCode.ok);
+    expect(JSON.parse(result.stdout)).toMatchObject({ decision: 'pass' });
+    expect(result.stderr).toMatch(/^::notice title=tfgate plan evaluation::PASS/m);
+  });
+
   it('plan and apply refuse a report over the bundle or the key they read, before terraform starts', async () => {
     await buildCli();
     const ws = TerraformWorkspace.create(EXAMPLE_DIR);

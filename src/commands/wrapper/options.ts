@@ -35,6 +35,8 @@ export type WrapperOptions = z.output<typeof wrapperOptionsSchema>;
 export interface WrapperContext {
   progress: ProgressReporter;
   stdout: { write(chunk: string): unknown; isTTY?: boolean };
+  /** Plain stderr, beside the progress: GitHub annotations when stdout holds a JSON, SARIF or JUnit report. */
+  stderr?: { write(chunk: string): unknown };
   env: NodeJS.ProcessEnv;
   /** Colour for reports on stdout and for terraform (false adds -no-color). */
   color: boolean;

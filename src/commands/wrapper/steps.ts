@@ -123,6 +123,7 @@ export async function evaluateStep(
           stdout: context.stdout,
           // The pipeline's advisory notice becomes the wrapper's loud banner.
           stderr: { write: (m: string) => context.progress.banner(m.trim()) },
+          annotations: context.stderr,
           color: context.color,
           env: context.env,
           ...(session.constructPaths ? { constructPaths: session.constructPaths } : {}),
