@@ -17,8 +17,15 @@ const KNOWN_FAILURES: readonly KnownFailure[] = [
     code: 'stale_plan',
     pattern: /Saved plan is stale/,
     explain:
-      'the saved plan is stale: the state changed after the plan was made (another apply ran, or the state was edited), so terraform refused to apply it',
-    hint: 'nothing was applied; run `tfgate apply` again to plan, evaluate and apply against the current state',
+      'the saved plan is stale: the state changed after the plan was made (another apply ran, the state was edited, or another workspace is selected), so terraform refused to apply it',
+    hint: 'nothing was applied; check `$TF workspace show`, then run `tfgate apply` again to plan, evaluate and apply against the current state',
+  },
+  {
+    code: 'plan_for_other_state',
+    pattern: /Saved plan does not match the given state/,
+    explain:
+      'the saved plan was made against another state (another directory, backend or workspace), so terraform refused to apply it',
+    hint: 'nothing was applied; apply the plan where it was made (--chdir <dir>, and the same workspace), or plan again here',
   },
   {
     code: 'incomplete_plan',

@@ -247,6 +247,36 @@ describe('real terraform: plan, show -json, apply', () => {
     expect((error as TerraformError).code).toBe('stale_plan');
   });
 
+  it('explains a plan applied against another state (another directory or workspace): nothing applied', async () => {
+    work = await makeWorkdir({ 'main.tf': ONE_RESOURCE });
+    const other = await makeWorkdir({ 'main.tf': ONE_RESOURCE });
+    try {
+      const here = await Terraform.open({ chdir: work.dir, env: work.env, color: false, stdout: 'stderr' });
+      const there = await Terraform.open({
+        chdir: other.dir,
+        env: other.env,
+        color: false,
+        stdout: 'stderr',
+      });
+      // Two states of their own (two lineages); a plan made against the first is applied where the second is.
+      for (const [tf, dir] of [
+        [here, work.dir],
+        [there, other.dir],
+      ] as const) {
+        await tf.plan(join(dir, 'first.tfplan'), []);
+        await tf.apply(join(dir, 'first.tfplan'), []);
+      }
+      const planFile = join(work.dir, 'again.tfplan');
+      await here.plan(planFile, ['-var=value=two']);
+      const error = (await there.apply(planFile, []).catch((e: unknown) => e)) as TerraformError;
+      expect(error).toBeInstanceOf(TerraformError);
+      expect(error.code).toBe('plan_for_other_state');
+      expect(error.hint).toMatch(/^nothing was applied; apply the plan where it was made/);
+    } finally {
+      await other.dispose();
+    }
+  });
+
   it('fails the show stream with an explained error when the file is not a plan', async () => {
     work = await makeWorkdir({ 'main.tf': ONE_RESOURCE, 'bogus.tfplan': 'not a plan' });
     const tf = await Terraform.open({ chdir: work.dir, env: work.env, color: false });
