@@ -63,8 +63,8 @@ export function throwIfInterrupted(guard: SignalGuard, during: InterruptedDuring
   throw new TerraformError('interrupted', `interrupted by ${signal} during ${during}`, {
     hint:
       during === 'terraform apply'
-        ? 'terraform stopped and released its lock; the apply may be partial: run `terraform plan` to see what remains'
-        : 'terraform stopped and released its lock; nothing was applied',
+        ? 'terraform stopped, releasing the state lock; the apply may be partial: run `terraform plan` to see what remains'
+        : 'terraform stopped (and released the state lock, if it had taken it); nothing was applied',
     ...causing,
   });
 }
