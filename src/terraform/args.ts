@@ -36,7 +36,8 @@ const OWNED_FLAGS: Readonly<Record<string, string>> = {
   out: 'tfgate writes the plan to a private temporary file (use `tfgate plan --out <file>` to keep it)',
   input: 'tfgate always runs terraform with -input=false: pass variables with -var or -var-file',
   'detailed-exitcode': 'tfgate uses -detailed-exitcode itself to tell a no-change plan apart',
-  'auto-approve': 'tfgate applies the saved plan it evaluated; no approval prompt is involved',
+  'auto-approve=false':
+    'tfgate applies the saved plan it evaluated without a prompt: there is nothing to approve',
   json: "terraform's machine-readable output would hide its live human output; use tfgate --format json",
   state: 'legacy local-state flags are not supported; configure a backend instead',
   'state-out': 'legacy local-state flags are not supported; configure a backend instead',
@@ -78,9 +79,13 @@ export function parsePassThrough(
       parsed.chdir = value;
       continue;
     }
-    const owned = OWNED_FLAGS[name];
+    // `terraform apply -auto-approve` carried over: what tfgate apply does anyway (it never prompts).
+    if (name === 'auto-approve' && (value === undefined || value === 'true')) continue;
+    const owned = OWNED_FLAGS[name === 'auto-approve' ? 'auto-approve=false' : name];
     if (owned !== undefined) {
-      throw new UsageError('owned_terraform_flag', `-${name} cannot be passed through: ${owned}`);
+      throw new UsageError('owned_terraform_flag', `-${name} cannot be passed through: ${owned}`, {
+        hint: `drop -${name}${value === undefined ? '' : `=${value}`} after --; tfgate sets what terraform needs itself`,
+      });
     }
     const flag = PASS_THROUGH_FLAGS[name];
     if (flag?.only !== undefined && product !== undefined && flag.only !== product) {

@@ -108,6 +108,16 @@ describe('pass-through arguments', () => {
     expect(parsed.chdir).toBeUndefined();
   });
 
+  it('takes -auto-approve, carried over from `terraform apply -auto-approve`, as what it does anyway', () => {
+    for (const flag of ['-auto-approve', '--auto-approve', '-auto-approve=true']) {
+      expect(parsePassThrough([flag, '-var=a=b'], 'terraform')).toEqual({
+        chdir: undefined,
+        plan: ['-var=a=b'],
+        apply: [],
+      });
+    }
+  });
+
   it('takes -chdir out of the plan arguments', () => {
     expect(parsePassThrough(['-chdir=infra', '-replace=terraform_data.a'], 'terraform')).toEqual({
       chdir: 'infra',
@@ -117,8 +127,13 @@ describe('pass-through arguments', () => {
   });
 
   it('rejects the flags tfgate owns, unknown flags and positional arguments', () => {
-    expect(() => parsePassThrough(['-out=x'], 'terraform')).toThrow(/cannot be passed through/);
-    expect(() => parsePassThrough(['-auto-approve'], 'terraform')).toThrow(UsageError);
+    expect(() => parsePassThrough(['-out=x'], 'terraform')).toThrow(
+      expect.objectContaining({
+        message: expect.stringMatching(/^-out cannot be passed through/),
+        hint: 'drop -out=x after --; tfgate sets what terraform needs itself',
+      }),
+    );
+    expect(() => parsePassThrough(['-auto-approve=false'], 'terraform')).toThrow(UsageError);
     expect(() => parsePassThrough(['-frobnicate'], 'terraform')).toThrow(/-frobnicate is not passed through/);
     expect(() => parsePassThrough(['somedir'], 'terraform')).toThrow(/unexpected terraform argument/);
     expect(() => parsePassThrough(['-var'], 'terraform')).toThrow(/needs a value/);
