@@ -345,6 +345,20 @@ describe('tfgate plan and apply --plan-file', () => {
     }
   });
 
+  it('takes --chdir and -chdir naming one directory however spelled; two directories are a usage error', async () => {
+    const ws = workspace();
+    const same = await runPlan(
+      { route: route(suite.sanctioned), chdir: ws.dir, terraformArgs: [`-chdir=${ws.dir}/./`] },
+      capture(ws.env).context,
+    );
+    expect(same).toMatchObject({ status: 'passed', exitCode: ExitCode.ok });
+    const other = (await runPlan(
+      { route: route(suite.sanctioned), chdir: ws.dir, terraformArgs: [`-chdir=${ws.dir}/..`] },
+      capture(ws.env).context,
+    ).catch((e: unknown) => e)) as TfgateError;
+    expect(other.code).toBe('conflicting_chdir');
+  });
+
   it('does not keep a blocked plan, and removes a stale one already at --out', async () => {
     const ws = workspace();
     // An earlier plan someone might apply: terraform's own saved plan.

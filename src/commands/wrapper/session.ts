@@ -1,5 +1,6 @@
 // The wrapper's session: one run of terraform with the signal guard installed, and the policy loading while
 // terraform plans. Everything is released when the run ends, however it ends.
+import { resolve } from 'node:path';
 import { isTfgateError, TerraformError, type TfgateError, UsageError } from '../../errors/index.js';
 import { shownPath } from '../../errors/shown.js';
 import type { ReportLocations } from '../../locate/index.js';
@@ -83,7 +84,11 @@ export async function withSession<T>(
   try {
     const command = resolveTerraformCommand(options.terraformBin, context.env);
     const args = parsePassThrough(options.terraformArgs, guessProduct(command));
-    if (options.chdir !== undefined && args.chdir !== undefined && options.chdir !== args.chdir) {
+    if (
+      options.chdir !== undefined &&
+      args.chdir !== undefined &&
+      resolve(options.chdir) !== resolve(args.chdir)
+    ) {
       throw new UsageError(
         'conflicting_chdir',
         `--chdir ${shownPath(options.chdir)} and -chdir=${shownPath(args.chdir)} disagree`,
