@@ -68,6 +68,8 @@ export interface TransportDeps {
   dispatcher?: Dispatcher;
   random?: () => number;
   sleep?: (ms: number) => Promise<unknown>;
+  /** Told before each retry, so that a wait on a service that does not answer is never a silent one. */
+  notice?: (message: string) => void;
 }
 
 function errorCode(error: unknown): string | undefined {
@@ -129,6 +131,11 @@ function isTlsError(code: string | undefined): boolean {
   );
 }
 
+/** A wait or a limit as a notice says it: 300 ms, 2 s, 300 s. */
+function duration(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${Math.round(ms / 1000)} s`;
+}
+
 /** Parse Retry-After (seconds or an HTTP date) into milliseconds. */
 export function retryAfterMs(value: string | string[] | undefined, now = Date.now()): number | undefined {
   const raw = Array.isArray(value) ? value[0] : value;
@@ -145,6 +152,7 @@ export class ServiceTransport {
   readonly #ownsDispatcher: boolean;
   readonly #random: () => number;
   readonly #sleep: (ms: number) => Promise<unknown>;
+  readonly #notice: (message: string) => void;
 
   constructor(config: ClientConfig, deps: TransportDeps = {}) {
     this.baseUrl = config.baseUrl;
@@ -153,6 +161,25 @@ export class ServiceTransport {
     this.#dispatcher = deps.dispatcher ?? createDispatcher(config);
     this.#random = deps.random ?? Math.random;
     this.#sleep = deps.sleep ?? ((ms) => sleep(ms));
+    this.#notice = deps.notice ?? (() => {});
+  }
+
+  /** Wait before attempt `next`, saying why and how long. */
+  async #retryAfter(spec: RequestSpec, why: string, waitMs: number, next: number, of: number) {
+    this.#notice(
+      `${spec.operation}: the service ${why}; trying again in ${duration(waitMs)} (attempt ${next} of ${of})`,
+    );
+    await this.#sleep(waitMs);
+  }
+
+  /** What went wrong with an attempt, in the words of a notice. */
+  #failedAttempt(code: string | undefined): string {
+    if (code === 'UND_ERR_HEADERS_TIMEOUT') {
+      return `did not answer within ${duration(this.#config.headersTimeoutMs)}`;
+    }
+    if (code === 'UND_ERR_BODY_TIMEOUT') return 'stopped sending its answer';
+    if (code === 'ECONNREFUSED') return 'refused the connection';
+    return `could not be reached (${code ?? 'connection lost'})`;
   }
 
   async close(): Promise<void> {
@@ -211,7 +238,8 @@ export class ServiceTransport {
           if (asked === undefined || asked <= this.#config.retryMaxDelayMs) {
             await res.body.dump();
             stream?.destroy();
-            await this.#sleep(asked ?? this.backoffMs(attempt));
+            const why = `answered HTTP ${res.statusCode}`;
+            await this.#retryAfter(spec, why, asked ?? this.backoffMs(attempt), attempt + 1, maxAttempts);
             continue;
           }
         }
@@ -227,7 +255,8 @@ export class ServiceTransport {
         const code = connectionErrorCode(error) ?? errorCode(error);
         const retryable = connectionErrorCode(error) !== undefined && !isTlsError(code);
         if (retryable && attempt < maxAttempts) {
-          await this.#sleep(this.backoffMs(attempt));
+          const why = this.#failedAttempt(code);
+          await this.#retryAfter(spec, why, this.backoffMs(attempt), attempt + 1, maxAttempts);
           continue;
         }
         throw this.#connectionFailure(spec, error, code, attempt, retryable && !canRetry);

@@ -61,7 +61,10 @@ export async function runGate(options: GateOptions, context: GateContext): Promi
   requireOutputs(outputs);
   const caFile = options.client.caFile;
   requireOutputsApartFromInputs(outputs, caFile === undefined ? [] : [{ flag: '--ca-file', path: caFile }]);
-  const client = await ServiceClient.fromOptions(options.client, context.env, context.transport);
+  const client = await ServiceClient.fromOptions(options.client, context.env, {
+    notice: (message) => context.stderr.write(`${message}\n`),
+    ...context.transport,
+  });
   try {
     let outcome: GateOutcome;
     try {

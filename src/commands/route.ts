@@ -76,6 +76,7 @@ export async function openEvaluator(route: RouteOption, context: RouteContext): 
       const client = await ServiceClient.fromOptions(
         { baseUrl: route.baseUrl, caFile: route.caFile },
         context.env ?? process.env,
+        { notice: (message) => context.stderr.write(`${message}\n`) },
       );
       const remote = new RemoteEvaluator(client, route.packageId);
       return {

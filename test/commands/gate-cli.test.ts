@@ -85,6 +85,33 @@ describe('tfgate gate exit codes', () => {
     expect(result.stderr).toMatch(
       /could not reach the tfgate service at http:\/\/127\.0\.0\.1:\d+ for the gate after 2 attempts/,
     );
+    // The wait is never silent: each retry is said, with why and when.
+    expect(result.stderr).toMatch(
+      /^gate: the service refused the connection; trying again in \d ms \(attempt 2 of 2\)$/m,
+    );
+  });
+
+  it('says so on stderr before each retry when the service does not answer in time', async () => {
+    const silent = createServer((socket) => socket.on('data', () => {})).listen(0, '127.0.0.1');
+    await new Promise((r) => silent.once('listening', r));
+    const { port } = silent.address() as { port: number };
+    try {
+      const result = await runCli(['gate', '--package', 'p', '--retries', '2', '--timeout', '0.3'], {
+        env: env({ TFGATE_BASE_URL: `http://127.0.0.1:${port}`, TFGATE_RETRY_BASE_DELAY_MS: '1' }),
+      });
+      expect(result.exitCode).toBe(4);
+      const notices = result.stderr.split('\n').filter((line) => line.startsWith('gate: the service'));
+      expect(notices).toEqual([
+        expect.stringMatching(
+          /^gate: the service did not answer within 300 ms; trying again in \d ms \(attempt 2 of 3\)$/,
+        ),
+        expect.stringMatching(
+          /^gate: the service did not answer within 300 ms; trying again in \d ms \(attempt 3 of 3\)$/,
+        ),
+      ]);
+    } finally {
+      await new Promise((r) => silent.close(r));
+    }
   });
 
   it("exit 4 writes each report file as no decision: an earlier gate's pass never stays", async () => {
