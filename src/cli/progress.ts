@@ -46,7 +46,10 @@ export function createProgress(options: ProgressOptions = {}): Progress {
   const interactive = isInteractive(stream, env);
   const color = useColor(stream, env);
   const paint = (code: string, text: string) => (color ? `\u001b[${code}m${text}\u001b[0m` : text);
-  const write = (line: string) => stream.write(`${line}\n`);
+  // A line written while a spinner is drawn replaces the spinner's line (it is drawn again on its next frame),
+  // rather than being glued to its end.
+  let spinning = false;
+  const write = (line: string) => stream.write(`${spinning ? '\r\u001b[2K' : ''}${line}\n`);
   const prefix = interactive ? '' : 'tfgate: ';
 
   return {
@@ -63,6 +66,7 @@ export function createProgress(options: ProgressOptions = {}): Progress {
           frame++;
         };
         draw();
+        spinning = true;
         spinner = setInterval(draw, SPINNER_INTERVAL_MS);
         spinner.unref();
       } else {
@@ -71,6 +75,7 @@ export function createProgress(options: ProgressOptions = {}): Progress {
       const clear = () => {
         if (spinner !== undefined) {
           clearInterval(spinner);
+          spinning = false;
           stream.write('\r\u001b[2K');
         }
       };

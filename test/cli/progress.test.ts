@@ -52,6 +52,16 @@ describe('progress', () => {
     expect(live.text()).not.toContain('\r');
   });
 
+  it('a notice written while the spinner is drawn replaces the spinner line, never glued to its end', async () => {
+    const stream = sink(true);
+    const progress = createProgress({ stream, env: { NO_COLOR: '1' }, now: clock(0, 5, 10, 15) });
+    await progress.step('evaluate', async () => progress.warn('the service answered HTTP 503'));
+    const lines = stream.text().split('\n');
+    expect(lines[0]).toBe('\r\u001b[2K⠋ evaluate 5ms\r\u001b[2Kwarning: the service answered HTTP 503');
+    // What the terminal shows of that line: the notice alone.
+    expect(lines[0]!.split('\r').at(-1)).toBe('\u001b[2Kwarning: the service answered HTTP 503');
+  });
+
   it('respects NO_COLOR and colours only terminals', () => {
     expect(useColor({ isTTY: true }, {})).toBe(true);
     expect(useColor({ isTTY: true }, { NO_COLOR: '1' })).toBe(false);

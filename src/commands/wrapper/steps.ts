@@ -111,26 +111,30 @@ export async function evaluateStep(
     stopWaiting = session.guard.onSignal(() => reject(new Error('interrupted')));
   });
   try {
-    outcome = await context.progress.step(`Evaluate plan (${evaluator.description})`, () =>
-      raceInterrupt(
-        evaluatePlan({
-          source,
-          evaluator,
-          minSeverity: options.minSeverity,
-          reports: options.reports,
-          advisory: options.advisory,
-          advisoryConsequence: ADVISORY_CONSEQUENCE.terraformProceeds,
-          stdout: context.stdout,
-          // The pipeline's advisory notice becomes the wrapper's loud banner.
-          stderr: { write: (m: string) => context.progress.banner(m.trim()) },
-          annotations: context.stderr,
-          color: context.color,
-          env: context.env,
-          ...(session.constructPaths ? { constructPaths: session.constructPaths } : {}),
-          locate: session.locate,
-        }),
-        interrupted,
-      ),
+    // `live`: the reports go to stdout meanwhile, which a spinner on the terminal would be drawn over.
+    outcome = await context.progress.step(
+      `Evaluate plan (${evaluator.description})`,
+      () =>
+        raceInterrupt(
+          evaluatePlan({
+            source,
+            evaluator,
+            minSeverity: options.minSeverity,
+            reports: options.reports,
+            advisory: options.advisory,
+            advisoryConsequence: ADVISORY_CONSEQUENCE.terraformProceeds,
+            stdout: context.stdout,
+            // The pipeline's advisory notice becomes the wrapper's loud banner.
+            stderr: { write: (m: string) => context.progress.banner(m.trim()) },
+            annotations: context.stderr,
+            color: context.color,
+            env: context.env,
+            ...(session.constructPaths ? { constructPaths: session.constructPaths } : {}),
+            locate: session.locate,
+          }),
+          interrupted,
+        ),
+      { live: true },
     );
   } catch (error) {
     throwIfInterrupted(session.guard, 'evaluation', error);
