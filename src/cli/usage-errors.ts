@@ -12,7 +12,12 @@ export function commandPath(command: Command): string {
 /** Every command under `command` follows a usage error with a pointer to its own --help. */
 export function pointToHelpAfterErrors(command: Command): void {
   const lists = command.commands.length > 0 ? 'every command' : 'every option';
-  command.showHelpAfterError(`(${commandPath(command)} --help lists ${lists})`);
+  // plan and apply: an unknown `-var` is a terraform flag given before `--`.
+  const wraps = command.registeredArguments.some((argument) => argument.name() === 'terraform-plan-args');
+  const dashes = wraps
+    ? `terraform's plan flags go after --, e.g. ${commandPath(command)} … -- -var k=v; `
+    : '';
+  command.showHelpAfterError(`(${dashes}${commandPath(command)} --help lists ${lists})`);
   for (const sub of command.commands) pointToHelpAfterErrors(sub);
 }
 

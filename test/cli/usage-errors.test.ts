@@ -249,3 +249,19 @@ describe("a key's text where its file's path goes (a CI secret holds the PEM)", 
     }
   });
 });
+
+describe('terraform flags and tfgate options on the wrong side of --', () => {
+  it.each(['plan', 'apply'])('tfgate %s says where each goes', async (command) => {
+    await buildCli();
+    const before = await runCli([command, '--bundle', 'b', '--public-key', 'k', '-var', 'n=1']);
+    expect(before.exitCode).toBe(1);
+    expect(before.stderr).toBe(
+      `error: unknown option '-var'\n(terraform's plan flags go after --, e.g. tfgate ${command} … -- -var k=v; tfgate ${command} --help lists every option)`,
+    );
+    const after = await runCli([command, '--', '-var', 'n=1', '--bundle=b', '--public-key', 'k']);
+    expect(after.exitCode).toBe(1);
+    expect(after.stderr.split('\n')[0]).toBe(
+      `error: --bundle comes after --, where terraform's plan flags go: tfgate's options go before --, e.g. tfgate ${command} --bundle … -- -var k=v`,
+    );
+  });
+});

@@ -15,6 +15,17 @@ export function addWrapperOptions(command: Command): Command {
     '[terraform-plan-args...]',
     'after --: terraform plan flags (-var, -var-file, -target, -replace, ...)',
   );
+  // One of tfgate's options after `--` went to terraform: say so, rather than that the route is missing.
+  command.hook('preAction', () => {
+    const own = new Set(command.options.flatMap((o) => (o.long && o.long !== '--chdir' ? [o.long] : [])));
+    const misplaced = command.args.find((arg) => own.has(arg.split('=')[0]!));
+    if (misplaced === undefined) return;
+    const flag = misplaced.split('=')[0]!;
+    command.error(
+      `error: ${flag} comes after --, where terraform's plan flags go: tfgate's options go before --, e.g. tfgate ${command.name()} ${flag} … -- -var k=v`,
+      { code: 'commander.optionAfterDashes', exitCode: 1 },
+    );
+  });
   addRouteOptions(command)
     .option(
       '--terraform-bin <bin>',
