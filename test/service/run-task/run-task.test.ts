@@ -133,6 +133,9 @@ describe('signature and origins', () => {
     const longStage = await sendRunTask(url, { ...hcp.payload(), stage: 'x'.repeat(201) }, KEY);
     expect(longStage.status).toBe(400);
     expect(longStage.text).toContain('\\"stage\\"');
+    const notAnObject = await sendRunTask(url, [1, 2] as never, KEY);
+    expect(notAnObject.status).toBe(400);
+    expect(notAnObject.text).toContain('the body is not a run task request: the body is not a JSON object');
     expect(hcp.callbacks).toHaveLength(callbacksBefore);
   });
 
@@ -325,6 +328,11 @@ describe('decisions', () => {
     const preResult = await finalResult(pre);
     expect(preResult.body.data.attributes).toMatchObject({ status: 'passed' });
     expect(preResult.body.data.attributes.message).toMatch(/Nothing is judged before a plan/);
+    // Nor said to be judged while it runs.
+    expect(callbacksOf(pre)[0]?.body.data.attributes).toMatchObject({
+      status: 'running',
+      message: 'tfgate received the pre_plan stage for package "payments"',
+    });
     const speculative = hcp.payload({ is_speculative: true });
     hcp.plans.set(planIdOf(speculative), PLAN_BLOCKED);
     expect((await sendRunTask(url, speculative, KEY)).status).toBe(200);

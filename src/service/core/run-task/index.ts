@@ -163,8 +163,8 @@ export async function receiveRunTask(
     const parsed = runTaskRequestSchema.safeParse(parseUntrustedJson(bytes, MAX_REQUEST_BYTES));
     if (!parsed.success) {
       // The field, in the payload's own words; never the schema library's message.
-      const field = parsed.error.issues[0]?.path.join('.') || 'the body';
-      problem = `"${field}" is missing or not as documented`;
+      const field = parsed.error.issues[0]?.path.join('.');
+      problem = field ? `"${field}" is missing or not as documented` : 'the body is not a JSON object';
       throw new Error(problem);
     }
     request = parsed.data;
@@ -297,8 +297,15 @@ export async function workOnRunTask(
       ...options.delivery,
     });
   try {
+    // Only the stages that carry a plan are judged (decide.ts): the others are told so in the final result.
+    const judging = request.stage === 'post_plan' || request.stage === 'pre_apply';
     await deliver(
-      taskResult('running', `tfgate is judging the plan against the approved design of "${pkg.packageId}"`),
+      taskResult(
+        'running',
+        judging
+          ? `tfgate is judging the plan against the approved design of "${pkg.packageId}"`
+          : `tfgate received the ${request.stage} stage for package "${pkg.packageId}"`,
+      ),
     );
     const decision = await decideRunTask(ctx, { pkg, request, minSeverity, signal: options.signal });
     await deliver(taskResult(decision.status, decision.message, decision.outcomes));
