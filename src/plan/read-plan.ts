@@ -163,7 +163,7 @@ const planSchema = (each?: (change: unknown) => void): ObjectNode =>
         if (seen.has('values'))
           return {
             message:
-              'it has "values" but no "resource_changes" or "planned_values": this is a state, not a plan (`terraform show -json` was run without a plan file)',
+              'it has "values" but no "resource_changes" or "planned_values": this is a state, not a plan (a state file, or `terraform show -json` run without a plan file)',
           };
         return { message: 'it has neither "resource_changes" nor "planned_values": this is not a plan' };
       },

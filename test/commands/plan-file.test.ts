@@ -110,6 +110,29 @@ describe('tfgate check --plan-file', () => {
     expect(written).not.toMatch(/advisory/i);
   });
 
+  it('a state file given as --plan-file is named a state, not a plan: no decision (exit 4)', async () => {
+    await buildCli();
+    const ws = TerraformWorkspace.create(EXAMPLE_DIR);
+    workspaces.push(ws);
+    await ws.apply();
+    const result = await runCli(
+      [
+        'check',
+        '--plan-file',
+        'terraform.tfstate',
+        '--bundle',
+        sanctioned.bundle,
+        '--public-key',
+        sanctioned.publicKey,
+      ],
+      { env: { TF_CLI_CONFIG_FILE: String(ws.env.TF_CLI_CONFIG_FILE) }, cwd: ws.dir },
+    );
+    expect(result.exitCode).toBe(ExitCode.noDecision);
+    expect(result.stderr).toContain(
+      'this is a state, not a plan (a state file, or `terraform show -json` run without a plan file)',
+    );
+  });
+
   it('a file that is not a plan is the same terraform failure on the service route (exit 2), not no decision', async () => {
     const ws = TerraformWorkspace.create(EXAMPLE_DIR);
     workspaces.push(ws);
