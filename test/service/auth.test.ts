@@ -175,6 +175,54 @@ describe('admin API', () => {
   });
 });
 
+describe("admin keys of an account other than the operator's", () => {
+  it("manage their own account's keys only: accounts, plans and other accounts are out of reach", async () => {
+    const tenant = await createAccountKey(svc, 'tenant-a', 'large', ['admin']);
+    const other = await createAccountKey(svc, 'tenant-b', 'large', ['compliance:read']);
+    const as = { key: tenant.key };
+    // Its own account: keys created, listed and revoked.
+    const own = await api<{ id: string }>(svc, 'POST', '/v1/admin/accounts/tenant-a/api-keys', {
+      ...as,
+      body: { name: 'ci', scopes: ['compliance:read'] },
+    });
+    expect(own.status).toBe(201);
+    expect((await api(svc, 'GET', '/v1/admin/accounts/tenant-a/api-keys', as)).status).toBe(200);
+    expect((await api(svc, 'DELETE', `/v1/admin/api-keys/${own.body.id}`, as)).status).toBe(204);
+    // Another account, the operator's included, is not found to it, as another account's package is.
+    for (const account of ['tenant-b', 'default']) {
+      const listed = await api(svc, 'GET', `/v1/admin/accounts/${account}/api-keys`, as);
+      expect(listed.status).toBe(404);
+      expect(listed.body).toMatchObject({ error: { code: 'account_not_found' } });
+      const minted = await api(svc, 'POST', `/v1/admin/accounts/${account}/api-keys`, {
+        ...as,
+        body: { name: 'evil', scopes: ['admin'] },
+      });
+      expect(minted.status).toBe(404);
+    }
+    const revoked = await api(svc, 'DELETE', `/v1/admin/api-keys/${other.id}`, as);
+    expect(revoked.status).toBe(404);
+    expect(revoked.body).toMatchObject({ error: { code: 'api_key_not_found' } });
+    // Accounts and plans are the operator's: its own plan too.
+    for (const [method, path, body] of [
+      ['POST', '/v1/admin/accounts', { name: 'tenant-c', plan: 'enterprise' }],
+      ['PATCH', '/v1/admin/accounts/tenant-a', { plan: 'enterprise' }],
+      ['PATCH', '/v1/admin/accounts/default', { plan: 'starter' }],
+    ] as const) {
+      const refused = await api(svc, method, path, { ...as, body });
+      expect(refused.status).toBe(403);
+      expect(refused.body).toMatchObject({ error: { code: 'operator_only' } });
+    }
+    // The other account's key still works; the operator still reaches every account.
+    expect((await api(svc, 'GET', `${CONFORMANCE}/packages/none/findings`, { key: other.key })).status).toBe(
+      404,
+    );
+    expect((await api(svc, 'GET', '/v1/admin/accounts/tenant-b/api-keys')).status).toBe(200);
+    expect((await api(svc, 'GET', '/v1/admin/accounts/default/api-keys')).body).toMatchObject({
+      account: 'default',
+    });
+  });
+});
+
 describe('public key', () => {
   it('is JSON by default and PEM with Accept: application/x-pem-file', async () => {
     const json = await api<{ key_id: string; algorithm: string; public_key: string }>(

@@ -341,7 +341,10 @@ export const ROUTES: readonly Route[] = [
     ...ADMIN,
     body: { kind: 'json', schema: s.createAccountSchema },
     responses: { 201: { description: 'created', schema: s.accountSchema } },
-    errors: [{ status: 409, codes: ['account_exists'] }],
+    errors: [
+      { status: 403, codes: ['operator_only'] },
+      { status: 409, codes: ['account_exists'] },
+    ],
     handler: async ({ ctx, principal, body }) =>
       json(201, await admin.createAccount(ctx, principal, body.name, body.plan)),
   }),
@@ -353,7 +356,10 @@ export const ROUTES: readonly Route[] = [
     ...ADMIN,
     body: { kind: 'json', schema: s.patchAccountSchema },
     responses: { 200: { description: 'updated', schema: s.accountSchema } },
-    errors: [{ status: 404, codes: ['account_not_found'] }],
+    errors: [
+      { status: 403, codes: ['operator_only'] },
+      { status: 404, codes: ['account_not_found'] },
+    ],
     handler: async ({ ctx, principal, params, body }) =>
       json(200, await admin.updateAccountPlan(ctx, principal, params.name, body.plan)),
   }),
@@ -379,7 +385,8 @@ export const ROUTES: readonly Route[] = [
     ...ADMIN,
     responses: { 200: { description: 'the keys', schema: s.apiKeyListSchema } },
     errors: [{ status: 404, codes: ['account_not_found'] }],
-    handler: async ({ ctx, params }) => json(200, await admin.listApiKeys(ctx, params.name)),
+    handler: async ({ ctx, principal, params }) =>
+      json(200, await admin.listApiKeys(ctx, principal, params.name)),
   }),
   defineRoute({
     method: 'DELETE',

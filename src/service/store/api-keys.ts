@@ -121,12 +121,19 @@ export class ApiKeyRepository {
   }
 
   /** Revoked at once, on every instance (the key is read on every call). Throws NotFoundError `api_key_not_found`. */
-  async revoke(id: string, actor: Principal): Promise<void> {
+  /** Revoke a key; with `account`, only a key of that account (another's is not found). */
+  async revoke(id: string, actor: Principal, account?: string): Promise<void> {
     await writeKeys(this.db, this.caches, async (tx) => {
-      const { rows } = await tx.query<{ account: string }>(
-        'UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING account',
-        [id],
-      );
+      const { rows } =
+        account === undefined
+          ? await tx.query<{ account: string }>(
+              'UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING account',
+              [id],
+            )
+          : await tx.query<{ account: string }>(
+              'UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 AND account = $2 RETURNING account',
+              [id, account],
+            );
       if (rows.length === 0) {
         throw new NotFoundError({ code: 'api_key_not_found', keyId: id }, `API key "${id}" was not found`);
       }

@@ -229,7 +229,7 @@ const PAGE_ROUTES: Array<{ method: 'GET' | 'POST'; pattern: RegExp; handler: Han
     handler: async ({ ctx, session, url }) => {
       authorize({ principal: session.principal, pkg: null }, ADMIN, undefined);
       pageQuery({ account: { description: 'account' } }, url);
-      const listing = await admin.listApiKeys(ctx, accountOf(url, session));
+      const listing = await admin.listApiKeys(ctx, session.principal, accountOf(url, session));
       return page(200, pages.keysPage(session, listing, undefined, notice(url)));
     },
   },
@@ -259,7 +259,7 @@ const PAGE_ROUTES: Array<{ method: 'GET' | 'POST'; pattern: RegExp; handler: Han
         parsed.data.name,
         parsed.data.scopes,
       );
-      const listing = await admin.listApiKeys(ctx, account);
+      const listing = await admin.listApiKeys(ctx, session.principal, account);
       // Shown in this answer only (no-store), never in a URL or a redirect.
       return page(201, pages.keysPage(session, listing, { name: created.name, key: created.key }));
     },
