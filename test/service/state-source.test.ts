@@ -99,6 +99,40 @@ describe.each(['embedded', 'postgres'] as const)('state sources on the %s store'
     expect((await api(svc(), 'PUT', path(id), { body, key: other.key })).status).toBe(404);
   });
 
+  it("is set only by an admin key of the operator account: the service's own credentials go where it names", async () => {
+    const writer = await createAccountKey(
+      svc(),
+      'default',
+      'enterprise',
+      ['compliance:read', 'compliance:write'],
+      `writer-${kind}`,
+    );
+    const id = await createApprovedPackage(svc(), design(`src-operator-${kind}`));
+    // An address of the key holder's would be sent TF_HTTP_USERNAME and TF_HTTP_PASSWORD from the service.
+    const body = { type: 'http', config: { address: 'http://127.0.0.1:9/steal' } };
+    const writerPut = await api<ErrorBody>(svc(), 'PUT', path(id), { body, key: writer.key });
+    expect(writerPut.status).toBe(403);
+    expect(writerPut.body.error.code).toBe('operator_only');
+    expect(writerPut.body.error.message).toContain('push the state instead (tfgate state push)');
+    // A tenant's own admin key, on its own package: refused too.
+    const tenant = await createAccountKey(svc(), `tenant-${kind}`, 'enterprise', [
+      'admin',
+      'compliance:read',
+      'compliance:write',
+    ]);
+    const tenantPackage = await createApprovedPackage(
+      { baseUrl: svc().baseUrl, apiKey: tenant.key },
+      design(`src-tenant-${kind}`),
+    );
+    const tenantPut = await api<ErrorBody>(svc(), 'PUT', path(tenantPackage), { body, key: tenant.key });
+    expect(tenantPut.status).toBe(403);
+    expect(tenantPut.body.error.code).toBe('operator_only');
+    expect((await api(svc(), 'GET', path(id))).status).toBe(404);
+    // The operator's admin key sets it; a write key may still clear it (back to pushed state).
+    expect((await api(svc(), 'PUT', path(id), { body })).status).toBe(200);
+    expect((await api(svc(), 'DELETE', path(id), { key: writer.key })).status).toBe(204);
+  });
+
   it.each([
     ['pg', { conn_str: 'postgres://u:p@db/x' }, 'conn_str', 'PG_CONN_STR'],
     ['s3', { bucket: 'b', key: 'k', access_key: 'AKIA' }, 'access_key', 'AWS_ACCESS_KEY_ID'],

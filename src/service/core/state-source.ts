@@ -1,11 +1,13 @@
 // Where a package's state lives: a Terraform backend and its non-secret settings. Credentials never come
 // through the API: a setting that is a secret is refused, naming the environment variable terraform reads
 // instead, and the read runs with the service's own environment.
+
 import { SECRET_SETTING_NAME } from '../../schemas/management.js';
 import type { BackendValue } from '../../terraform/backend-state.js';
 import type { PackageRecord } from '../store/index.js';
 import type { StateSourceRecord } from '../store/state-sources.js';
 import type { Principal, StateBackendType, StateFallback } from '../types.js';
+import { OPERATOR_ACCOUNT } from './admin.js';
 import type { ServiceContext } from './context.js';
 import { ServiceError } from './errors.js';
 import { refuseUnstorableText } from './storable-text.js';
@@ -169,6 +171,15 @@ export async function putStateSource(
   pkg: PackageRecord,
   input: StateSourceInput,
 ): Promise<StateSourceView> {
+  // The service reads the state with its own credentials (its environment): where they are presented is the
+  // operator's decision, never a key holder's (an http address of theirs would receive TF_HTTP_PASSWORD).
+  if (principal.account !== OPERATOR_ACCOUNT || !principal.scopes.includes('admin')) {
+    throw new ServiceError(
+      403,
+      'operator_only',
+      `a state source is read with the service's own credentials, so only an admin key of the operator account "${OPERATOR_ACCOUNT}" sets one; push the state instead (tfgate state push)`,
+    );
+  }
   if (!backendAllowed(ctx, input.type)) throw backendNotAllowed(ctx, input.type);
   refuseSecrets(input.type, input.config);
   if (input.type === 'local') checkLocal(input.config);

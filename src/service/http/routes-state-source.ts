@@ -83,6 +83,7 @@ export const STATE_SOURCE_ROUTES: readonly Route[] = [
     responses: { 200: { description: 'set', schema: stateSourceSchema } },
     errors: [
       { status: 400, codes: ['secret_in_state_source', 'state_backend_not_allowed', 'invalid_parameter'] },
+      { status: 403, codes: ['operator_only'] },
     ],
     handler: async ({ ctx, principal, pkg, body }) => ({
       status: 200,
