@@ -1,8 +1,9 @@
 // The platform signing key: generated on first start with owner-only permissions, kept across restarts,
 // replaceable by an operator key (--signing-key-file), which is how it is rotated. And one data dir, one
 // process: a second `tfgate serve` on it is refused.
+import { spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -53,6 +54,8 @@ describe('platform signing key', () => {
   it('refuses a second tfgate serve on a data dir in use', async () => {
     const running = await startService({ dataDir, process: true });
     try {
+      // Its pid and its start time (Linux's /proc): a pid given to another program later is not it.
+      expect(readFileSync(join(dataDir, 'serve.lock'), 'utf8')).toMatch(/^\d+ \d+$/);
       await expect(startService({ dataDir })).rejects.toMatchObject({ code: 'data_dir_in_use' });
     } finally {
       await running.stop();
@@ -60,5 +63,17 @@ describe('platform signing key', () => {
     // Once it stopped, the data dir is free again.
     const next = await startService({ dataDir });
     await next.stop();
+  });
+
+  it('takes over a lock left by a serve killed with -9 whose pid now belongs to another program', async () => {
+    const other = spawn('sleep', ['30'], { stdio: 'ignore' });
+    try {
+      // As a serve writes it: its pid and its start time, here one the sleep started with the pid does not have.
+      writeFileSync(join(dataDir, 'serve.lock'), `${other.pid} 1`);
+      const next = await startService({ dataDir });
+      await next.stop();
+    } finally {
+      other.kill();
+    }
   });
 });
