@@ -165,7 +165,7 @@ const STATUS_RULES: Record<number, StatusRule> = {
     exitCode: fixed(ExitCode.noDecision),
     message: (ctx) =>
       !ctx.body || ctx.body.code === 'package_not_approved'
-        ? `${pkg(ctx)} is not approved, so it cannot be gated (HTTP 409)${said(ctx)}`
+        ? `${pkg(ctx)} is not approved, so it cannot be ${ctx.operation === 'bundle' ? 'bundled' : 'gated'} (HTTP 409)${said(ctx)}`
         : `the service could not decide on ${pkg(ctx)} (HTTP 409 ${ctx.body.code})${said(ctx)}`,
     hint: (ctx) =>
       !ctx.body || ctx.body.code === 'package_not_approved'

@@ -55,7 +55,7 @@ export async function designPush(
     throw new UsageError(
       'package_mismatch',
       `${options.file} is the design of package ${design.package_id}, not ${packageId}`,
-      { hint: `drop --package, or set package_id: ${packageId} in the file` },
+      { hint: `drop --package (or TFGATE_PACKAGE), or set package_id: ${packageId} in the file` },
     );
   }
   const bytes = Buffer.from(text);

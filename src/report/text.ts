@@ -91,7 +91,7 @@ export function textLines(view: ReportView, p: Painter): string[] {
   }
 
   if (view.expiredAcknowledgements) {
-    out.push('', 'Expired acknowledgements (their findings block again):');
+    out.push('', 'Expired acknowledgements (their findings are open again):');
     for (const a of view.expiredAcknowledgements) {
       out.push(
         `  ${a.rule} ${a.address}: expired at ${a.expires_at} (by ${a.by} (${a.account}): ${a.reason})`,
@@ -105,7 +105,7 @@ export function textLines(view: ReportView, p: Painter): string[] {
       ? `drift checked at ${view.driftCheckedAt}`
       : 'drift check time unknown';
     out.push(
-      `Drift: ${checked}${view.refreshed ? ' (fresh check for this call)' : ' (last scheduled check)'}.`,
+      `Drift: ${checked}${view.refreshed ? ' (fresh check for this call)' : ' (the last check: --refresh checks now)'}.`,
     );
     if (view.judgedState) out.push(`State judged: ${describeJudgedState(view.judgedState)}.`);
   }

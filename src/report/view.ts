@@ -63,7 +63,7 @@ export interface ReportView {
   resourceChanges?: number;
   refreshed?: boolean;
   driftCheckedAt?: string;
-  /** Acknowledgements that had expired at the decision time: their findings block again. */
+  /** Acknowledgements that had expired at the decision time: their findings are open again. */
   expiredAcknowledgements?: ExpiredAcknowledgement[];
   /** Which state the service's drift check judged (gate only; absent from services that do not say). */
   judgedState?: JudgedState;

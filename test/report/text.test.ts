@@ -46,6 +46,33 @@ describe('text report (Atlantis custom_policy_check reads it)', () => {
     expect(out).toContain('Acknowledged (never block; recorded for audit):');
     expect(out).toContain('by ops-key (default) at 2025-01-01T00:00:00Z: migration, ends in May');
     expect(out).toContain('drift checked at 2025-01-02T03:04:05Z');
+    // Judged on an earlier check (scheduled, or a refresh before): not said to be a scheduled one.
+    expect(out).toContain(
+      'Drift: drift checked at 2025-01-02T03:04:05Z (the last check: --refresh checks now).',
+    );
+    const fresh = renderReport({ kind: 'gate', result: gate({ refreshed: true }) }, 'text', plain);
+    expect(fresh).toContain('(fresh check for this call)');
+  });
+
+  it('says an expired acknowledgement left its finding open, not that it blocks: below the threshold it does not', () => {
+    const expired = {
+      finding_id: 'd-9',
+      rule: 'unsanctioned_resource' as const,
+      address: 'aws_sns_topic.low',
+      by: 'ops-key',
+      account: 'default',
+      at: '2025-01-01T00:00:00Z',
+      reason: 'trial',
+      expires_at: '2025-01-02T00:00:00Z',
+    };
+    const out = renderReport(
+      { kind: 'gate', result: gate({ decision: 'pass', blocking: [], expired_acknowledgements: [expired] }) },
+      'text',
+      plain,
+    );
+    expect(out).toMatch(/^PASS/);
+    expect(out).toContain('Expired acknowledgements (their findings are open again):');
+    expect(out).not.toContain('block again');
   });
 
   it('renders a status-only block (no readable body) as FAIL with the reason', () => {

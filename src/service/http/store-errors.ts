@@ -7,7 +7,7 @@ function howToFix(error: StoreError): string {
   const subject = error.subject;
   switch (subject.code) {
     case 'account_not_found':
-      return 'create it with POST /v1/admin/accounts';
+      return 'create it with `tfgate accounts create <name> --plan <plan>` (POST /v1/admin/accounts), with an admin key of the operator account';
     case 'api_key_not_found':
       return "the id is the one printed when the key was created (key_…); list an account's keys with GET /v1/admin/accounts/{account}/api-keys or `tfgate keys list --account <name>`";
     case 'finding_not_found':
