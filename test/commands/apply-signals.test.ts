@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCli, CLI_MAIN } from '../helpers/cli.js';
-import { TerraformWorkspace } from '../helpers/terraform.js';
+import { printed, TerraformWorkspace } from '../helpers/terraform.js';
 import { EXAMPLE_DIR, type Keys, makeKeys, type SignedBundle, signedBundle } from './wrapper-fixtures.js';
 
 const SLOW_CONFIG = `resource "terraform_data" "slow" {
@@ -48,20 +48,7 @@ describe('signals', () => {
           [CLI_MAIN, 'apply', '--bundle', bundle.bundle, '--public-key', bundle.publicKey, '--chdir', ws.dir],
           { env: { ...ws.env, TMPDIR: privateTmp, NO_COLOR: '1', CI: 'true' }, reject: false, all: true },
         );
-        let output = '';
-        await new Promise<void>((resolve, reject) => {
-          const timer = setTimeout(
-            () => reject(new Error(`apply never started provisioning:\n${output}`)),
-            45_000,
-          );
-          child.all?.on('data', (chunk: Buffer) => {
-            output += chunk.toString();
-            if (output.includes("Provisioning with 'local-exec'")) {
-              clearTimeout(timer);
-              resolve();
-            }
-          });
-        });
+        await printed(child, "Provisioning with 'local-exec'");
         expect(existsSync(join(ws.dir, '.terraform.tfstate.lock.info'))).toBe(true);
         child.kill(signal);
         const result = await child;
@@ -99,7 +86,7 @@ describe('signals', () => {
       all: true,
     });
     try {
-      await waitFor(holder, "Provisioning with 'local-exec'");
+      await printed(holder, "Provisioning with 'local-exec'");
       const started = Date.now();
       const child = execa(
         'node',
@@ -117,7 +104,7 @@ describe('signals', () => {
         ],
         { env: { ...ws.env, TMPDIR: privateTmp, NO_COLOR: '1', CI: 'true' }, reject: false, all: true },
       );
-      await waitFor(child, 'Acquiring state lock');
+      await printed(child, 'Acquiring state lock');
       child.kill('SIGTERM');
       const result = await child;
       expect(result.exitCode).toBe(2);
@@ -158,7 +145,7 @@ describe('signals during evaluation (fake: a service that takes the upload and n
             all: true,
           },
         );
-        await waitFor(child, '▶ Evaluate plan');
+        await printed(child, '▶ Evaluate plan');
         await new Promise((resolve) => setTimeout(resolve, 500));
         const signalled = Date.now();
         child.kill(signal);
@@ -180,17 +167,3 @@ describe('signals during evaluation (fake: a service that takes the upload and n
     },
   );
 });
-
-function waitFor(child: { all?: NodeJS.ReadableStream | null }, text: string): Promise<void> {
-  let output = '';
-  return new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`never saw "${text}":\n${output}`)), 45_000);
-    child.all?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes(text)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-  });
-}

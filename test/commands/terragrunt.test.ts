@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/errors/index.js';
 import { buildCli, CLI_MAIN, runCli } from '../helpers/cli.js';
 import { runApply, runPlan } from '../helpers/commands.js';
-import { TERRAFORM_BIN, terraformEnv } from '../helpers/terraform.js';
+import { printed, TERRAFORM_BIN, terraformEnv } from '../helpers/terraform.js';
 import { capture, bundleRoute as route, useWrapperSuite } from './wrapper-fixtures.js';
 
 const TERRAGRUNT_BIN = 'terragrunt';
@@ -203,20 +203,7 @@ describe('a signal during tfgate apply --terraform-bin terragrunt', () => {
           all: true,
         },
       );
-      let output = '';
-      await new Promise<void>((resolveStarted, reject) => {
-        const timer = setTimeout(
-          () => reject(new Error(`apply never started provisioning:\n${output}`)),
-          90_000,
-        );
-        child.all?.on('data', (chunk: Buffer) => {
-          output += chunk.toString();
-          if (output.includes("Provisioning with 'local-exec'")) {
-            clearTimeout(timer);
-            resolveStarted();
-          }
-        });
-      });
+      await printed(child, "Provisioning with 'local-exec'", 90_000);
       child.kill('SIGINT');
       const result = await child;
       const all = String(result.all);

@@ -247,3 +247,22 @@ export async function terraformAvailable(): Promise<boolean> {
     return false;
   }
 }
+
+/** Resolves once `child` (run with execa's `all`) has printed `text`; rejects, with what it printed, after `timeoutMs`. */
+export function printed(
+  child: { all?: NodeJS.ReadableStream | null | undefined },
+  text: string,
+  timeoutMs = 45_000,
+): Promise<void> {
+  let output = '';
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`never saw "${text}":\n${output}`)), timeoutMs);
+    child.all?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes(text)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  });
+}
