@@ -18,6 +18,7 @@ export type ManagementOperation =
   | 'package read'
   | 'findings list'
   | 'finding acknowledgement'
+  | 'finding acknowledgement revocation'
   | 'plan finding acknowledgement'
   | 'plan acknowledgement revocation'
   | 'plan acknowledgements list'
@@ -95,6 +96,7 @@ const SCOPE_NEEDED: Readonly<Record<Operation, string>> = {
   'package read': 'compliance:read',
   'findings list': 'compliance:read',
   'finding acknowledgement': 'compliance:write',
+  'finding acknowledgement revocation': 'compliance:write',
   'plan finding acknowledgement': 'compliance:write',
   'plan acknowledgement revocation': 'compliance:write',
   'plan acknowledgements list': 'compliance:read',

@@ -86,17 +86,19 @@ const reasonSchema = z
   .string()
   .check(z.trim(), z.minLength(1, 'say why this finding may be accepted (it is recorded in the audit log)'));
 
+const findingIdSchema = z
+  .string()
+  .check(
+    z.regex(
+      /^f_[0-9a-f]{20}$/,
+      'a finding id looks like f_ and 20 hex digits (tfgate findings list shows them)',
+    ),
+  );
+
 export const findingsAckOptionsSchema = z
   .extend(serviceConnectionSchema, {
     packageId: packageIdSchema,
-    findingId: z
-      .string()
-      .check(
-        z.regex(
-          /^f_[0-9a-f]{20}$/,
-          'a finding id looks like f_ and 20 hex digits (tfgate findings list shows them)',
-        ),
-      ),
+    findingId: findingIdSchema,
     reason: reasonSchema,
     ...expiryShape,
   })
@@ -130,6 +132,12 @@ export const planAckOptionsSchema = z
   })
   .check(z.superRefine(refineExpiry));
 export type PlanAckOptions = z.output<typeof planAckOptionsSchema>;
+
+export const findingsRevokeOptionsSchema = z.extend(serviceConnectionSchema, {
+  packageId: packageIdSchema,
+  findingId: findingIdSchema,
+});
+export type FindingsRevokeOptions = z.output<typeof findingsRevokeOptionsSchema>;
 
 export const planRevokeOptionsSchema = z.extend(serviceConnectionSchema, {
   packageId: packageIdSchema,
@@ -258,6 +266,44 @@ export async function planFindingAck(
 }
 
 /** `tfgate findings revoke --plan-finding <rule>:<address>`: the acknowledgement stops holding at once. */
+/** Revoke a drift finding's acknowledgement: open again at once, audited. */
+export async function findingsRevoke(
+  options: FindingsRevokeOptions,
+  context: ManagementContext,
+): Promise<DriftFinding> {
+  const { packageId, findingId } = options;
+  return callService(
+    options,
+    context,
+    {
+      request: {
+        operation: 'finding acknowledgement revocation',
+        method: 'DELETE',
+        path: packagePath(packageId, `findings/${encodeURIComponent(findingId)}/acknowledgement`),
+        packageId,
+      },
+      what: 'the finding',
+      status: 200,
+      schema: driftFindingSchema,
+    },
+    [
+      {
+        status: 404,
+        serviceCode: 'finding_not_found',
+        message: `package ${packageId} has no finding ${findingId}`,
+        hint: `list its findings with: tfgate findings list --package ${packageId} --status acknowledged`,
+      },
+      {
+        status: 409,
+        serviceCode: 'finding_not_acknowledged',
+        message: `finding ${findingId} of package ${packageId} is not acknowledged: there is nothing to revoke`,
+        hint: `tfgate findings list --package ${packageId} --status acknowledged lists the acknowledged ones`,
+      },
+      ...packageRefusals(packageId, 'compliance:write'),
+    ],
+  );
+}
+
 export async function planFindingRevoke(
   options: PlanRevokeOptions,
   context: ManagementContext,

@@ -77,6 +77,40 @@ describe('tfgate findings', () => {
     );
   });
 
+  it('revokes a drift acknowledgement: the finding is open again and blocks the gate; audited; twice is refused', async () => {
+    const listed = await tfgate(['findings', 'list', '--package', 'shop', '--format', 'json']);
+    const queue = (JSON.parse(listed.stdout) as { findings: Finding[] }).findings.find(
+      (f) => f.address === 'aws_sqs_queue.extra',
+    )!;
+    if (queue.status !== 'acknowledged') {
+      const ack = await tfgate(['findings', 'ack', queue.id, '--package', 'shop', '--reason', 'by mistake']);
+      expect(ack.exitCode, ack.stderr).toBe(0);
+    }
+    expect((await tfgate(['gate', '--package', 'shop', '--min-severity', 'high'])).exitCode).toBe(0);
+
+    const revoked = await tfgate(['findings', 'revoke', queue.id, '--package', 'shop']);
+    expect(revoked.exitCode, revoked.stderr).toBe(0);
+    expect(revoked.stdout).toBe(
+      `revoked the acknowledgement of ${queue.id} (high aws_sqs_queue.extra) of package shop: it is open again`,
+    );
+    const gate = await tfgate(['gate', '--package', 'shop', '--min-severity', 'high']);
+    expect(gate.exitCode).toBe(3);
+    expect(gate.stdout).toContain('aws_sqs_queue.extra');
+
+    const again = await tfgate(['findings', 'revoke', queue.id, '--package', 'shop']);
+    expect(again.exitCode).toBe(1);
+    expect(again.stderr).toContain(
+      `finding ${queue.id} of package shop is not acknowledged: there is nothing to revoke`,
+    );
+
+    const audit = await tfgate(['audit', '--package', 'shop', '--format', 'json']);
+    const entries = (
+      JSON.parse(audit.stdout) as { entries: Array<{ event: string; details: Record<string, unknown> }> }
+    ).entries;
+    const entry = entries.find((e) => e.event === 'finding_acknowledgement_revoked');
+    expect(entry?.details).toMatchObject({ finding_id: queue.id, address: 'aws_sqs_queue.extra' });
+  });
+
   it('a bad --status, a missing --reason and an unknown finding are plain usage errors (exit 1)', async () => {
     const status = await tfgate(['findings', 'list', '--package', 'shop', '--status', 'closed']);
     expect(status.exitCode).toBe(1);

@@ -100,19 +100,37 @@ export function registerFindings(program: Command): void {
   addManagementOptions(
     findings
       .command('revoke')
-      .description('Revoke the acknowledgement of a plan finding: it blocks again at once; audited.')
+      .description(
+        'Revoke the acknowledgement of a drift finding, or with --plan-finding of a plan finding: it is open again at once (it blocks at or above the threshold); audited.',
+      )
+      .argument('[finding-id]', 'the drift finding (f_…, as findings list shows it)')
       .option('--package <id>', 'the package (env TFGATE_PACKAGE)')
       .option(
         '--plan-finding <rule:address>',
-        'the plan finding, e.g. unsanctioned_creation:aws_sqs_queue.jobs',
+        'a plan finding instead, e.g. unsanctioned_creation:aws_sqs_queue.jobs',
       ),
-  ).action(async (flags: ManagementFlags) => {
-    const { planFindingRevoke, planRevokeOptionsSchema } = await import('../../commands/findings.js');
+  ).action(async (findingId: string | undefined, flags: ManagementFlags) => {
+    const commands = await import('../../commands/findings.js');
     const { normaliseManagement } = await import('../normalise/management.js');
-    const { options, format } = normaliseManagement(planRevokeOptionsSchema, flags, process.env, {
+    if (flags.planFinding === undefined) {
+      const { options, format } = normaliseManagement(
+        commands.findingsRevokeOptionsSchema,
+        { ...flags, findingId },
+        process.env,
+        { findingId: '<finding-id>' },
+      );
+      const finding = await commands.findingsRevoke(options, { env: process.env });
+      if (format === 'json') return printJson(finding);
+      process.stdout.write(
+        `revoked the acknowledgement of ${printable(finding.id)} (${finding.severity} ${printable(finding.address)}) of package ${options.packageId}: it is open again\n`,
+      );
+      return;
+    }
+    if (findingId !== undefined) throw bothFindings();
+    const { options, format } = normaliseManagement(commands.planRevokeOptionsSchema, flags, process.env, {
       planFinding: '--plan-finding',
     });
-    const revoked = await planFindingRevoke(options, { env: process.env });
+    const revoked = await commands.planFindingRevoke(options, { env: process.env });
     if (format === 'json') return printJson(revoked);
     process.stdout.write(
       `revoked the acknowledgement of ${revoked.rule} on ${printable(revoked.address)} in package ${options.packageId}: it blocks again\n`,

@@ -110,6 +110,16 @@ export async function acknowledgeFinding(
   return ctx.store.findings.acknowledge(principal, pkg, findingId, request.reason, expiresAt);
 }
 
+/** Revoke a drift finding's acknowledgement: the finding is open again at once (audited). */
+export function revokeFindingAcknowledgement(
+  ctx: ServiceContext,
+  principal: Principal,
+  pkg: PackageRecord,
+  findingId: string,
+): Promise<DriftFinding> {
+  return ctx.store.findings.revokeAcknowledgement(principal, pkg, findingId);
+}
+
 /** The expiry to store (null for none); one already past is refused, 400 invalid_parameter. */
 export function refusePastExpiry(expiresAt: string | undefined): string | null {
   if (expiresAt === undefined) return null;

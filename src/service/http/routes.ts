@@ -309,6 +309,22 @@ export const ROUTES: readonly Route[] = [
       json(200, await packages.acknowledgeFinding(ctx, principal, pkg, params.finding_id, body)),
   }),
   defineRoute({
+    method: 'DELETE',
+    path: `${PKG}/findings/{finding_id}/acknowledgement`,
+    operationId: 'revokeFindingAcknowledgement',
+    summary:
+      "Revoke a drift finding's acknowledgement: the finding is open again at once (it blocks when at or above the threshold); recorded for audit.",
+    tag: 'management',
+    access: writePackage,
+    responses: { 200: { description: 'the finding, open again', schema: s.driftFindingSchema } },
+    errors: [
+      { status: 404, codes: ['finding_not_found'] },
+      { status: 409, codes: ['finding_not_acknowledged'] },
+    ],
+    handler: async ({ ctx, principal, pkg, params }) =>
+      json(200, await packages.revokeFindingAcknowledgement(ctx, principal, pkg, params.finding_id)),
+  }),
+  defineRoute({
     method: 'GET',
     path: `${PKG}/audit`,
     operationId: 'listAudit',

@@ -18,6 +18,8 @@ function howToFix(error: StoreError): string {
       return 'review the current design and approve that revision';
     case 'finding_resolved':
       return 'there is nothing to acknowledge';
+    case 'finding_not_acknowledged':
+      return 'there is no acknowledgement to revoke; list the acknowledged findings with ?status=acknowledged';
     case 'plan_acknowledgement_not_found':
       return `list them with GET /v1/analysis/conformance/packages/${subject.packageId}/plan-acknowledgements`;
   }

@@ -9,6 +9,7 @@ export type StoreErrorSubject =
   | { code: 'account_exists'; account: string }
   | { code: 'revision_mismatch'; current: string; requested: string }
   | { code: 'finding_resolved'; findingId: string }
+  | { code: 'finding_not_acknowledged'; findingId: string }
   | { code: 'plan_acknowledgement_not_found'; packageId: string; findingId: string };
 
 export abstract class StoreError extends TfgateError {

@@ -89,6 +89,53 @@ export class FindingRepository {
   }
 
   /**
+   * Revokes the acknowledgement of an acknowledged finding: it is open again at once (it blocks at the next
+   * gate when at or above the threshold), audited with the acknowledgement it ends. Throws NotFoundError
+   * `finding_not_found`, or ConflictError `finding_not_acknowledged`.
+   */
+  revokeAcknowledgement(principal: Principal, pkg: PackageRecord, findingId: string): Promise<DriftFinding> {
+    return writeState(this.db, this.caches, async (tx) => {
+      const { rows } = await tx.query<FindingRow>(
+        `SELECT ${FINDING_COLUMNS} FROM findings WHERE package_pk = $1 AND id = $2 FOR NO KEY UPDATE`,
+        [pkg.pk, findingId],
+      );
+      const finding = rows[0];
+      if (!finding) {
+        throw new NotFoundError(
+          { code: 'finding_not_found', packageId: pkg.packageId, findingId },
+          `finding "${findingId}" was not found in package "${pkg.packageId}"`,
+        );
+      }
+      if (finding.status !== 'acknowledged') {
+        throw new ConflictError(
+          { code: 'finding_not_acknowledged', findingId },
+          `finding "${findingId}" is ${finding.status}, not acknowledged`,
+        );
+      }
+      const { rows: updated } = await tx.query<FindingRow>(
+        `UPDATE findings SET status = 'open', ack_by = NULL, ack_account = NULL, ack_at = NULL, ack_reason = NULL,
+           ack_expires_at = NULL
+          WHERE package_pk = $1 AND id = $2 RETURNING ${FINDING_COLUMNS}`,
+        [pkg.pk, findingId],
+      );
+      await insertAudit(tx, [
+        packageEntry(principal, pkg, 'finding_acknowledgement_revoked', {
+          finding_id: findingId,
+          rule: finding.rule,
+          severity: finding.severity,
+          address: finding.address,
+          reason: finding.ack_reason,
+          acknowledged_by: finding.ack_by,
+          acknowledged_account: finding.ack_account,
+          acknowledged_at: iso(finding.ack_at),
+          ...(finding.ack_expires_at === null ? {} : { expires_at: iso(finding.ack_expires_at) }),
+        }),
+      ]);
+      return toFinding(updated[0]!);
+    });
+  }
+
+  /**
    * Opens again the acknowledged findings among `findingIds` whose acknowledgement had expired at `now`, and
    * writes one `acknowledgement_expired` audit row for each, naming who acknowledged it (key and account).
    * The expired acknowledgement stays on the finding. Only the first caller to see an expiry changes the row,

@@ -67,6 +67,7 @@ export const AUDIT_EVENTS = [
   'observed_state_pushed',
   'drift_checked',
   'finding_acknowledged',
+  'finding_acknowledgement_revoked',
   'acknowledgement_expired',
   'plan_finding_acknowledged',
   'plan_acknowledgement_revoked',
