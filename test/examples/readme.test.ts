@@ -92,16 +92,20 @@ async function fill(line: string): Promise<string> {
     filled = filled.replaceAll('<revision>', pkg.body.revision);
   }
   if (filled.includes('<finding-id>')) {
-    // Drift to acknowledge: the pipeline pushes the state, a drift check finds the unsanctioned queue.
-    await api(svc, 'PUT', `${CONFORMANCE}/packages/payments/observed-state`, { body: STATE_WITH_QUEUE });
-    await api(svc, 'POST', `${CONFORMANCE}/packages/payments/drift-checks`);
+    // Revoking: the acknowledgement the line before gave. Else drift to acknowledge: the pipeline pushes the
+    // state, a drift check finds the unsanctioned queue.
+    const status = filled.includes('findings revoke') ? 'acknowledged' : 'open';
+    if (status === 'open') {
+      await api(svc, 'PUT', `${CONFORMANCE}/packages/payments/observed-state`, { body: STATE_WITH_QUEUE });
+      await api(svc, 'POST', `${CONFORMANCE}/packages/payments/drift-checks`);
+    }
     const list = await api<{ findings: Array<{ id: string; address: string }> }>(
       svc,
       'GET',
-      `${CONFORMANCE}/packages/payments/findings?status=open`,
+      `${CONFORMANCE}/packages/payments/findings?status=${status}`,
     );
     const queue = list.body.findings.find((f) => f.address === `${QUEUE.type}.${QUEUE.name}`);
-    if (!queue) throw new Error(`no open finding for the queue: ${list.text}`);
+    if (!queue) throw new Error(`no ${status} finding for the queue: ${list.text}`);
     filled = filled.replaceAll('<finding-id>', queue.id);
   }
   if (filled.includes('<key-id>')) {
@@ -141,15 +145,23 @@ describe("the README's examples, as a reader runs them", () => {
       const result = await run(await fill(line));
       expect(result.status, `${line}\n${result.stdout}\n${result.stderr}`).toBe(0);
     }
-    // The lines did what they say: approved, acknowledged, and the key revoked.
+    // The lines did what they say: approved, acknowledged then revoked (open again), and the key revoked.
     const pkg = await api<{ approved: boolean }>(svc, 'GET', `${CONFORMANCE}/packages/payments`);
     expect(pkg.body.approved).toBe(true);
-    const acknowledged = await api<{ findings: unknown[] }>(
+    const open = await api<{ findings: Array<{ address: string }> }>(
       svc,
       'GET',
-      `${CONFORMANCE}/packages/payments/findings?status=acknowledged`,
+      `${CONFORMANCE}/packages/payments/findings?status=open`,
     );
-    expect(acknowledged.body.findings).toHaveLength(1);
+    expect(open.body.findings.map((f) => f.address)).toContain(`${QUEUE.type}.${QUEUE.name}`);
+    const audit = await api<{ entries: Array<{ event: string }> }>(
+      svc,
+      'GET',
+      `${CONFORMANCE}/packages/payments/audit?limit=1000`,
+    );
+    const events = audit.body.entries.map((e) => e.event);
+    expect(events).toContain('finding_acknowledged');
+    expect(events).toContain('finding_acknowledgement_revoked');
     const keys = await api<{ api_keys: Array<{ name: string; revoked_at: string | null }> }>(
       svc,
       'GET',
