@@ -123,6 +123,14 @@ export function guessProduct(command: string): TerraformProduct | undefined {
   return undefined;
 }
 
+/**
+ * Whether a signal goes to the binary's whole process group: a wrapper (terragrunt, or any binary not named
+ * terraform or tofu) passes none on to the terraform it runs.
+ */
+export function signalsGroup(binary: Pick<TerraformBinary, 'command' | 'wrapper'>): boolean {
+  return binary.wrapper !== undefined || guessProduct(binary.command) === undefined;
+}
+
 /** "Terraform 1.11.4" / "OpenTofu 1.9.0", for progress lines and messages. */
 export function describeBinary(binary: TerraformBinary): string {
   const product = `${binary.product === 'opentofu' ? 'OpenTofu' : 'Terraform'} ${binary.version}`;

@@ -1,6 +1,6 @@
 // Spawn terraform with its output live: stdout to ours (or our stderr), stderr to ours with a tail kept.
 import { TerraformError } from '../errors/index.js';
-import type { TerraformBinary } from './binary.js';
+import { signalsGroup, type TerraformBinary } from './binary.js';
 import { explainFailure, type TerraformStep } from './failures.js';
 import { describeProcessFailure, spawnProcess } from './process.js';
 import type { SignalGuard } from './signals.js';
@@ -48,7 +48,7 @@ export async function runLive(context: RunContext, step: TerraformStep, args: st
     stderr: 'pipe',
     detached: true,
   });
-  const untrack = context.guard?.track(child) ?? (() => {});
+  const untrack = context.guard?.track(child, { group: signalsGroup(context.binary) }) ?? (() => {});
   context.onSpawn?.(step);
   let tail = '';
   child.stderr?.on('data', (chunk: Buffer) => {

@@ -3,6 +3,7 @@
 // state the same way (`tfgate state push` asks it whether a state exists when show printed none).
 import { PassThrough, type Readable } from 'node:stream';
 import type { PlanSource } from '../plan/index.js';
+import { signalsGroup } from './binary.js';
 import { explainFailure, type TerraformStep } from './failures.js';
 import { spawnProcess } from './process.js';
 import { globalArgs, type RunContext, terraformEnv } from './run.js';
@@ -52,7 +53,7 @@ function outputSource(
         buffer: { stderr: true },
         detached: true,
       });
-      const untrack = context.guard?.track(child) ?? (() => {});
+      const untrack = context.guard?.track(child, { group: signalsGroup(context.binary) }) ?? (() => {});
       const output = new PassThrough();
       let finished = false;
       child.stdout?.pipe(output, { end: false });

@@ -20,12 +20,13 @@ const SENT: Readonly<Record<ForwardedSignal, NodeJS.Signals>> = {
 };
 
 /**
- * Signal the child's whole process group (it leads one: spawned detached), as a terminal's Ctrl-C reaches a
- * foreground job: a wrapper such as terragrunt does not pass an interrupt on, and the tofu it runs must stop
- * too. Each process in the group gets the signal once.
+ * Signal the child, and with `group` its whole process group (it leads one: spawned detached), as a
+ * terminal's Ctrl-C reaches a foreground job: a wrapper such as terragrunt does not pass an interrupt on, and
+ * the tofu it runs must stop too. terraform and tofu themselves get it alone, once (measured: signalled as a
+ * group, terraform now and then counted two interrupts and exited at once, its lock held).
  */
-function signalGroup(child: Killable, signal: NodeJS.Signals): void {
-  if (child.pid !== undefined) {
+function signalGroup(child: Killable, signal: NodeJS.Signals, group: boolean): void {
+  if (group && child.pid !== undefined) {
     try {
       process.kill(-child.pid, signal);
       return;
@@ -44,7 +45,8 @@ function signalGroup(child: Killable, signal: NodeJS.Signals): void {
  */
 export class SignalGuard {
   #received: ForwardedSignal | undefined;
-  readonly #children = new Set<Killable>();
+  /** Each tracked child, and whether its whole process group is signalled (a wrapper: terragrunt). */
+  readonly #children = new Map<Killable, boolean>();
   readonly #callbacks = new Set<(signal: ForwardedSignal) => void>();
   readonly #handlers = new Map<ForwardedSignal, () => void>();
 
@@ -63,9 +65,9 @@ export class SignalGuard {
     return this.#received;
   }
 
-  /** Forward signals to this child until it is untracked. */
-  track(child: Killable): () => void {
-    this.#children.add(child);
+  /** Forward signals to this child until it is untracked; with `group`, to its whole process group. */
+  track(child: Killable, options: { group?: boolean } = {}): () => void {
+    this.#children.set(child, options.group ?? false);
     return () => this.#children.delete(child);
   }
 
@@ -77,7 +79,7 @@ export class SignalGuard {
 
   /** Send a signal to the tracked children on tfgate's own account (e.g. stop a plan whose policy failed). */
   forward(signal: ForwardedSignal): void {
-    for (const child of this.#children) signalGroup(child, SENT[signal]);
+    for (const [child, group] of this.#children) signalGroup(child, SENT[signal], group);
   }
 
   dispose(): void {
@@ -89,7 +91,7 @@ export class SignalGuard {
 
   #onSignal(signal: ForwardedSignal): void {
     this.#received ??= signal;
-    for (const child of this.#children) signalGroup(child, SENT[signal]);
+    for (const [child, group] of this.#children) signalGroup(child, SENT[signal], group);
     for (const callback of this.#callbacks) callback(signal);
   }
 }
