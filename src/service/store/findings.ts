@@ -5,7 +5,7 @@ import { expiryEntry, insertAudit, packageEntry } from './audit.js';
 import { type StoreCaches, writeState } from './caches.js';
 import { ConflictError, NotFoundError } from './errors.js';
 import { FINDING_COLUMNS, type FindingRow, iso, type PackageRecord, toFinding } from './rows.js';
-import type { SqlClient } from './sql.js';
+import type { SqlClient, SqlExecutor } from './sql.js';
 
 export class FindingRepository {
   constructor(
@@ -45,17 +45,7 @@ export class FindingRepository {
     expiresAt: string | null = null,
   ): Promise<DriftFinding> {
     return writeState(this.db, this.caches, async (tx) => {
-      const { rows } = await tx.query<FindingRow>(
-        `SELECT ${FINDING_COLUMNS} FROM findings WHERE package_pk = $1 AND id = $2 FOR NO KEY UPDATE`,
-        [pkg.pk, findingId],
-      );
-      const finding = rows[0];
-      if (!finding) {
-        throw new NotFoundError(
-          { code: 'finding_not_found', packageId: pkg.packageId, findingId },
-          `finding "${findingId}" was not found in package "${pkg.packageId}"`,
-        );
-      }
+      const finding = await lockedFinding(tx, pkg, findingId);
       if (finding.status === 'resolved') {
         throw new ConflictError(
           { code: 'finding_resolved', findingId },
@@ -95,17 +85,7 @@ export class FindingRepository {
    */
   revokeAcknowledgement(principal: Principal, pkg: PackageRecord, findingId: string): Promise<DriftFinding> {
     return writeState(this.db, this.caches, async (tx) => {
-      const { rows } = await tx.query<FindingRow>(
-        `SELECT ${FINDING_COLUMNS} FROM findings WHERE package_pk = $1 AND id = $2 FOR NO KEY UPDATE`,
-        [pkg.pk, findingId],
-      );
-      const finding = rows[0];
-      if (!finding) {
-        throw new NotFoundError(
-          { code: 'finding_not_found', packageId: pkg.packageId, findingId },
-          `finding "${findingId}" was not found in package "${pkg.packageId}"`,
-        );
-      }
+      const finding = await lockedFinding(tx, pkg, findingId);
       if (finding.status !== 'acknowledged') {
         throw new ConflictError(
           { code: 'finding_not_acknowledged', findingId },
@@ -173,4 +153,20 @@ export class FindingRepository {
       return rows.map((row) => row.id);
     });
   }
+}
+
+/** The finding, locked for the rest of the transaction; NotFoundError `finding_not_found` when there is none. */
+async function lockedFinding(tx: SqlExecutor, pkg: PackageRecord, findingId: string): Promise<FindingRow> {
+  const { rows } = await tx.query<FindingRow>(
+    `SELECT ${FINDING_COLUMNS} FROM findings WHERE package_pk = $1 AND id = $2 FOR NO KEY UPDATE`,
+    [pkg.pk, findingId],
+  );
+  const finding = rows[0];
+  if (!finding) {
+    throw new NotFoundError(
+      { code: 'finding_not_found', packageId: pkg.packageId, findingId },
+      `finding "${findingId}" was not found in package "${pkg.packageId}"`,
+    );
+  }
+  return finding;
 }
