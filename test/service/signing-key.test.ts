@@ -65,6 +65,33 @@ describe('platform signing key', () => {
     await next.stop();
   });
 
+  it.each([
+    ['names a process that has died', (file: string) => writeFileSync(file, '999999999 1')],
+    ['is gone', (file: string) => rmSync(file)],
+  ])('refuses a second serve while the first runs, even when serve.lock %s', async (_, alter) => {
+    // What two serves racing over a stale serve.lock left before: each took the file over, the second
+    // replacing the first's record, and both ran on one store. The store file's own lock still says no.
+    // The first test's key: this data dir's store has it.
+    const running = await startService({
+      dataDir,
+      process: true,
+      apiKey: 'tfg_signing_bootstrap_key_0123456789',
+    });
+    try {
+      alter(join(dataDir, 'serve.lock'));
+      await expect(startService({ dataDir })).rejects.toMatchObject({
+        code: 'data_dir_in_use',
+        message: `the data dir ${dataDir} is in use by another tfgate serve`,
+      });
+      // The refused start leaves the running serve's store and the data dir as they were.
+      expect((await api(running, 'GET', `${CONFORMANCE}/public-key`)).status).toBe(200);
+    } finally {
+      await running.stop();
+    }
+    const next = await startService({ dataDir });
+    await next.stop();
+  });
+
   it('takes over a lock left by a serve killed with -9 whose pid now belongs to another program', async () => {
     const other = spawn('sleep', ['30'], { stdio: 'ignore' });
     try {

@@ -14,13 +14,19 @@
 //   nothing answered (the kill -9 tests), but a power loss or OS crash may lose the last commits (never
 //   corrupting the store). The fsync is most of a one-client gate call (README, Benchmarks: 1,725 against
 //   3,044 req/s). The audit log's group commit (audit.ts) shares one commit among concurrent calls either way.
-// - One process per data dir: the owner lock (data-dir-lock.ts).
+// - One process per data dir: the store file's exclusive lock, held until close (data-dir-lock.ts).
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import { UsageError } from '../../errors/index.js';
 import { parseUntrustedJson } from '../../json/untrusted.js';
-import { lockDataDir } from './data-dir-lock.js';
+import {
+  dataDirInUse,
+  type OwnerRecord,
+  recordedOwner,
+  refuseRecordedOwner,
+  writeOwnerRecord,
+} from './data-dir-lock.js';
 import { toSqlite } from './dialect.js';
 import type { SqlClient, SqlExecutor, SqlRows } from './sql.js';
 
@@ -99,7 +105,7 @@ export function damagedDataDir(dataDir: string, dbDir: string, cause: unknown): 
   );
 }
 
-/** Why a data dir cannot be made or written, by the errno of mkdir or of the lock file's write. */
+/** Why a data dir cannot be made or written, by the errno of mkdir or of serve.lock's write. */
 const UNUSABLE: Record<string, { why: (dataDir: string) => string; hint: string }> = {
   EEXIST: {
     why: (dataDir) => `${dataDir} is a file, not a directory`,
@@ -315,6 +321,26 @@ function probe(db: DatabaseSync): void {
   for (const { name } of tables) db.prepare(`SELECT * FROM "${name.replaceAll('"', '""')}" LIMIT 1`).all();
 }
 
+/** SQLite's result code for a lock another connection holds. */
+const SQLITE_BUSY = 5;
+
+/**
+ * Takes the store file's exclusive lock and keeps it until close (locking_mode EXCLUSIVE, set before the
+ * first access, so the WAL index lives in this process, not in a shared -shm file): the one-process lock of
+ * data-dir-lock.ts. Held by another process: the data dir is in use, said with its pid where serve.lock has it.
+ */
+function holdExclusively(db: DatabaseSync, dataDir: string): void {
+  db.exec('PRAGMA locking_mode = EXCLUSIVE');
+  try {
+    db.exec('BEGIN EXCLUSIVE');
+    db.exec('COMMIT');
+  } catch (error) {
+    if ((error as { errcode?: unknown }).errcode === SQLITE_BUSY)
+      throw dataDirInUse(dataDir, recordedOwner(dataDir), error);
+    throw error;
+  }
+}
+
 /** How the embedded store commits: see the durability note at the top. */
 export type EmbeddedSync = 'normal' | 'full';
 
@@ -326,23 +352,28 @@ export async function openEmbedded(
 ): Promise<SqlClient> {
   // First: a Node without node:sqlite is said before anything is created, locked or announced.
   const { DatabaseSync } = loadSqlite();
-  let unlock: () => void;
+  let owner: OwnerRecord;
   try {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    unlock = lockDataDir(dataDir);
+    refuseRecordedOwner(dataDir);
+    owner = writeOwnerRecord(dataDir);
   } catch (error) {
     throw unusableDataDir(dataDir, error);
   }
   const dbDir = join(dataDir, EMBEDDED_STORE_DIR);
   if (!existsSync(dbDir) && existsSync(join(dataDir, OLD_PGLITE_VERSION_FILE))) {
-    unlock();
+    owner.discard();
     throw pgliteDataDir(dataDir);
   }
-  if (isNewEmbeddedStore(dataDir)) creating?.();
+  const isNew = isNewEmbeddedStore(dataDir);
   let db: DatabaseSync | undefined;
+  let unlock: (() => void) | undefined;
   try {
     mkdirSync(dbDir, { recursive: true, mode: 0o700 });
     db = new DatabaseSync(join(dbDir, STORE_FILE), { enableForeignKeyConstraints: true });
+    holdExclusively(db, dataDir);
+    unlock = owner.publish();
+    if (isNew) creating?.();
     db.exec('PRAGMA journal_mode = WAL');
     db.exec(`PRAGMA synchronous = ${sync === 'full' ? 'FULL' : 'NORMAL'}`);
     db.exec('PRAGMA foreign_keys = ON');
@@ -351,7 +382,9 @@ export async function openEmbedded(
     try {
       db?.close();
     } catch {}
-    unlock();
+    if (unlock) unlock();
+    else owner.discard();
+    if (error instanceof UsageError) throw error;
     throw damagedDataDir(dataDir, dbDir, error);
   }
   return new SqliteClient(db, unlock);
