@@ -41,8 +41,20 @@ describe('the normalisers', () => {
     expect(usageError(() => normaliseStatePushOptions({ package: 'Bad Id' }, {})).message).toMatch(
       /^--package: /,
     );
-    expect(normaliseStatePushOptions({ package: 'p' }, { TFGATE_TERRAFORM_BIN: 'tofu' }).terraformBin).toBe(
-      'tofu',
+    expect(
+      normaliseStatePushOptions({ package: 'p' }, { TFGATE_TERRAFORM_BIN: 'tofu' }).options.terraformBin,
+    ).toBe('tofu');
+  });
+
+  it('state push: --package falls back to TFGATE_PACKAGE (the flag wins); --format is text or json', () => {
+    expect(normaliseStatePushOptions({}, { TFGATE_PACKAGE: 'payments' }).options.package).toBe('payments');
+    expect(
+      normaliseStatePushOptions({ package: 'ledger' }, { TFGATE_PACKAGE: 'payments' }).options.package,
+    ).toBe('ledger');
+    expect(normaliseStatePushOptions({ package: 'p' }, {}).format).toBe('text');
+    expect(normaliseStatePushOptions({ package: 'p', format: 'json' }, {}).format).toBe('json');
+    expect(usageError(() => normaliseStatePushOptions({ package: 'p', format: 'yaml' }, {})).message).toMatch(
+      /^--format: /,
     );
   });
 

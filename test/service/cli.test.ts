@@ -89,6 +89,27 @@ describe('tfgate state push', () => {
     expect(gate.body.decision).toBe('block');
   });
 
+  it('takes the package from TFGATE_PACKAGE and prints one JSON document on stdout with --format json', async () => {
+    const id = await createApprovedPackage(svc, design('push-json'));
+    const file = join(dir, 'state-json.json');
+    await writeFile(file, STATE_WITH_QUEUE);
+    const res = await tfgate(['state', 'push', '--state-json', file, '--format', 'json'], {
+      TFGATE_PACKAGE: id,
+    });
+    expect(res.exitCode, res.stderr).toBe(0);
+    expect(res.stderr).toBe('');
+    const pushed = JSON.parse(res.stdout) as Record<string, unknown>;
+    expect(pushed).toEqual({
+      package_id: id,
+      resources: 3,
+      pushed_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/),
+      source: file,
+    });
+    // The package named by TFGATE_PACKAGE got the state: its queue is drift.
+    const gate = await api<{ decision: string }>(svc, 'POST', `${CONFORMANCE}/packages/${id}/gate`);
+    expect(gate.body.decision).toBe('block');
+  });
+
   it('reads the state from stdin with --state-json - (as documented)', async () => {
     const id = await createApprovedPackage(svc, design('push-stdin'));
     const res = await execa(

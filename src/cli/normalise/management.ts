@@ -13,7 +13,7 @@ export interface ManagementFlags {
 
 export const OUTPUT_FORMATS = ['text', 'json'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
-const outputFormatSchema = z._default(z.enum(OUTPUT_FORMATS), 'text');
+export const outputFormatSchema = z._default(z.enum(OUTPUT_FORMATS), 'text');
 
 /** How the user wrote each option, for usage errors. */
 const FLAG_NAMES: Readonly<Record<string, string>> = {

@@ -1,6 +1,9 @@
-// `tfgate state push`: flags and environment → StatePushOptions, parsed once.
+// `tfgate state push`: flags and environment → StatePushOptions and the output format, parsed once.
+// --package falls back to TFGATE_PACKAGE, as for the gate and the management commands a release job runs beside it.
 import { type StatePushOptions, statePushOptionsSchema } from '../../commands/state-push.js';
 import { nonEmpty, parseOptions } from '../../options/common.js';
+import * as z from '../../schemas/zod.js';
+import { type OutputFormat, outputFormatSchema } from './management.js';
 
 export interface StatePushFlags {
   package?: string;
@@ -9,12 +12,22 @@ export interface StatePushFlags {
   terraformBin?: string;
   baseUrl?: string;
   caFile?: string;
+  format?: string;
 }
 
-export function normaliseStatePushOptions(flags: StatePushFlags, env: NodeJS.ProcessEnv): StatePushOptions {
-  return parseOptions(
-    statePushOptionsSchema,
-    { ...flags, terraformBin: flags.terraformBin ?? nonEmpty(env.TFGATE_TERRAFORM_BIN) },
+const statePushCliSchema = z.extend(statePushOptionsSchema, { format: outputFormatSchema });
+
+export function normaliseStatePushOptions(
+  flags: StatePushFlags,
+  env: NodeJS.ProcessEnv,
+): { options: StatePushOptions; format: OutputFormat } {
+  const { format, ...options } = parseOptions(
+    statePushCliSchema,
+    {
+      ...flags,
+      package: flags.package ?? nonEmpty(env.TFGATE_PACKAGE),
+      terraformBin: flags.terraformBin ?? nonEmpty(env.TFGATE_TERRAFORM_BIN),
+    },
     {
       package: '--package',
       stateJson: '--state-json',
@@ -22,6 +35,8 @@ export function normaliseStatePushOptions(flags: StatePushFlags, env: NodeJS.Pro
       terraformBin: '--terraform-bin',
       baseUrl: '--base-url',
       caFile: '--ca-file',
+      format: '--format',
     },
   );
+  return { options, format };
 }
