@@ -159,6 +159,33 @@ describe('tfgate audit', () => {
   }, 120_000);
 });
 
+describe('tfgate audit, text', () => {
+  it('tells apart two keys of one name: each line names the key id', async () => {
+    await createApprovedPackage(svc, design('two-keys'), { observedState: STATE_WITH_QUEUE });
+    const ids: string[] = [];
+    for (let i = 0; i < 2; i += 1) {
+      const created = await api<{ id: string; key: string }>(
+        svc,
+        'POST',
+        '/v1/admin/accounts/default/api-keys',
+        {
+          body: { name: 'release-job', scopes: ['compliance:read'] },
+        },
+      );
+      ids.push(created.body.id);
+      const gate = await api(svc, 'POST', `${CONFORMANCE}/packages/two-keys/gate`, { key: created.body.key });
+      expect(gate.status).toBe(200);
+    }
+    expect(ids[0]).not.toBe(ids[1]);
+    const audit = await tfgate(['audit', '--package', 'two-keys']);
+    expect(audit.exitCode, audit.stderr).toBe(0);
+    const gates = audit.stdout.split('\n').filter((line) => line.includes('gate_decided'));
+    expect(gates).toHaveLength(2);
+    expect(gates[0]).toContain(`by release-job (${ids[0]}, default)`);
+    expect(gates[1]).toContain(`by release-job (${ids[1]}, default)`);
+  });
+});
+
 describe('tfgate accounts create and keys revoke', () => {
   it('creates an account, refuses it twice in plain words, and revokes a key at once', async () => {
     const created = await tfgate(['accounts', 'create', 'team-a', '--plan', 'large']);

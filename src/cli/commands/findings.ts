@@ -199,7 +199,11 @@ export function registerAudit(program: Command): void {
     const entries = await auditList(options, { env: process.env });
     if (format === 'json') return printJson({ package_id: options.packageId, entries });
     const lines = entries.map((e) => {
-      const who = e.key_name ? `${printable(e.key_name)} (${printable(e.account)})` : printable(e.account);
+      // Key names need not be unique (a revoked key's name is often reused): the id says which key it was.
+      const key = e.key_id ? `${printable(e.key_id)}, ` : '';
+      const who = e.key_name
+        ? `${printable(e.key_name)} (${key}${printable(e.account)})`
+        : printable(e.account);
       const details =
         Object.keys(e.details).length > 0 ? `  ${printable(JSON.stringify(e.details), 1000)}` : '';
       return `${printable(e.at)}  ${printable(e.event)}  by ${who}${details}`;
