@@ -10,7 +10,7 @@ export {
   resolveClientConfig,
   ServiceClient,
 } from './client/index.js';
-export { type Design, designSchema, loadDesign, parseDesign } from './design/index.js';
+export { type Design, designSchema, loadDesign, parseDesign, validateDesign } from './design/index.js';
 export * from './errors/index.js';
 export {
   DEFAULT_LOCATE_LIMITS,

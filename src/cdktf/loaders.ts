@@ -2,7 +2,7 @@
 // a signed bundle file, the service, or a local design. Each gives the compiled engine, the design's data,
 // and a description recorded in the synth output.
 import { ServiceClient } from '../client/index.js';
-import { type Design, loadDesign } from '../design/index.js';
+import { type Design, loadDesign, validateDesign } from '../design/index.js';
 import { NoDecisionError, UsageError } from '../errors/index.js';
 import { readVerifiedBundle } from '../policy/bundle/index.js';
 import { compilePolicyData, type PolicyData } from '../policy/data.js';
@@ -100,7 +100,10 @@ export async function loadFromDesign(
   options: FromDesignOptions,
 ): Promise<LoadedPolicy> {
   const parsed = parseAspectOptions(fromDesignOptionsSchema, options, 'ConformanceAspect.fromDesign');
-  const loaded = typeof design === 'string' ? await loadDesign(design) : design;
+  const loaded =
+    typeof design === 'string'
+      ? await loadDesign(design)
+      : validateDesign(design, 'ConformanceAspect.fromDesign: the design object');
   return {
     engine: await PolicyEngine.load(),
     data: compilePolicyData(loaded),

@@ -132,6 +132,32 @@ export function parseDesign(text: string, source: string): Design {
       hint: 'a design needs at least package_id and sanctioned_kinds',
     });
   }
+  return checkDesign(value, source, (path) => lineOf(doc, lineCounter, path));
+}
+
+/**
+ * Validate a design given as an object (a library caller's, or the aspect's): the same checks and words as
+ * a design file, without line numbers. Throws UsageError `invalid_design` naming `source` and the field.
+ */
+export function validateDesign(value: unknown, source = 'the design'): Design {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new UsageError(
+      'invalid_design',
+      `${source}: must be an object with package_id and sanctioned_kinds`,
+      {
+        hint: 'the design format is described in the README ("The approved design")',
+        details: { source },
+      },
+    );
+  }
+  return checkDesign(value, source, () => undefined);
+}
+
+function checkDesign(
+  value: unknown,
+  source: string,
+  lineAt: (path: readonly PropertyKey[]) => number | undefined,
+): Design {
   // Our schema's own messages win; plainIssueMessage words the rest ("must be an array", "is required").
   const result = designSchema.safeParse(value, { error: plainIssueMessage });
   if (result.success) return result.data;
@@ -148,7 +174,7 @@ export function parseDesign(text: string, source: string): Design {
     const near = closest(key, allowed);
     message = `unknown field${near ? ` (did you mean "${near}"?)` : ''}; allowed here: ${allowed.join(', ')}`;
   }
-  const line = lineOf(doc, lineCounter, path);
+  const line = lineAt(path);
   const field = formatPath(path) || '(document)';
   const others = issues.length - 1;
   const more = others > 0 ? ` (and ${others} more ${others === 1 ? 'problem' : 'problems'})` : '';

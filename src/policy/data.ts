@@ -1,5 +1,5 @@
 import { effectiveCatalog } from '../catalog/index.js';
-import type { Design } from '../design/index.js';
+import { type Design, validateDesign } from '../design/index.js';
 import type { Acknowledgement, PlanAcknowledgement } from '../model/index.js';
 
 /**
@@ -53,7 +53,12 @@ export function withPlanAcknowledgements(
 /** The path under which the policy reads PolicyData: `data.tfgate`. */
 export const POLICY_DATA_ROOT = 'tfgate';
 
-export function compilePolicyData(design: Design): PolicyData {
+/**
+ * The policy data of a design. The design is validated first, as a design file is: a library caller's object
+ * may be anything, and a catalog entry mapped to null or a misspelt kind would silently sanction nothing.
+ */
+export function compilePolicyData(input: Design): PolicyData {
+  const design = validateDesign(input);
   const capabilities = design.capabilities.map((capability) => ({
     name: capability.name,
     depends_on: [...capability.depends_on],

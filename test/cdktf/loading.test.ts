@@ -136,6 +136,20 @@ describe('ConformanceAspect.fromBundle', () => {
     );
   });
 
+  it('fromDesign validates a design object as it does a design file', async () => {
+    await expect(
+      ConformanceAspect.fromDesign({ ...TEST_DESIGN, sanctioned_kinds: ['queuez'] } as typeof TEST_DESIGN),
+    ).rejects.toMatchObject({
+      code: 'invalid_design',
+      message: expect.stringMatching(
+        /^ConformanceAspect\.fromDesign: the design object: sanctioned_kinds\[0\]: unknown kind "queuez" \(did you mean "queue"\?\)/,
+      ),
+    });
+    await expect(
+      ConformanceAspect.fromDesign({ package_id: 'p' } as unknown as typeof TEST_DESIGN),
+    ).rejects.toMatchObject({ code: 'invalid_design', message: expect.stringContaining('sanctioned_kinds') });
+  });
+
   it('refuses a bundle for another package when packageId is given', async () => {
     await expect(
       ConformanceAspect.fromBundle(bundlePath, { publicKey: publicKeyPath, packageId: 'payments' }),

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BUILTIN_CATALOG } from '../../src/catalog/index.js';
+import type { Design } from '../../src/design/index.js';
 import { compileAddressMatcher, compileAddressPattern, compilePolicyData } from '../../src/policy/data.js';
 
 // entry -> addresses it must match, and addresses it must not.
@@ -149,6 +150,34 @@ describe('compilePolicyData', () => {
     expect(data.catalog.terraform_data).toBe('generic_data');
     expect(data.catalog.aws_s3_bucket).toBe('archive');
     expect(data.catalog.aws_sqs_queue).toBe(BUILTIN_CATALOG.aws_sqs_queue);
+  });
+
+  it('validates a design object as a design file: a catalog entry mapped to null is refused, not dropped', async () => {
+    // Before: the queue's type mapped to nothing, so a creation of one was neither flagged nor counted.
+    const design = {
+      package_id: 'p',
+      sanctioned_kinds: ['object_storage'],
+      capabilities: [],
+      catalog: { aws_sqs_queue: null },
+    } as unknown as Design;
+    expect(() => compilePolicyData(design)).toThrow(
+      expect.objectContaining({
+        code: 'invalid_design',
+        message: expect.stringMatching(/^the design: catalog\.aws_sqs_queue: /),
+      }),
+    );
+    expect(() =>
+      compilePolicyData({ package_id: 'P P', sanctioned_kinds: ['queuez'] } as unknown as Design),
+    ).toThrow(
+      expect.objectContaining({ code: 'invalid_design', message: expect.stringContaining('package_id') }),
+    );
+    expect(() => compilePolicyData(null as unknown as Design)).toThrow(
+      expect.objectContaining({ code: 'invalid_design' }),
+    );
+    // Defaults apply as in a file: no capabilities and no catalog is a design.
+    expect(
+      compilePolicyData({ package_id: 'p', sanctioned_kinds: ['queue'] } as Design).capabilities,
+    ).toEqual([]);
   });
 
   it('has an empty combined pattern when no capability depends on anything', () => {
