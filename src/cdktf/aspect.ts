@@ -26,7 +26,13 @@ import { type LoadedPolicy, loadFromBundle, loadFromDesign, loadFromService } fr
 import { findingMessage, stackMessages } from './messages.js';
 import type { FromBundleOptions, FromDesignOptions, FromServiceOptions } from './options.js';
 import { conformanceRecord, writeRecord } from './synth-record.js';
-import { readSynthesizedStack, type SynthesizedResource, synthesizedStackFile } from './synthesized-stack.js';
+import {
+  movedFromAddresses,
+  readSynthesizedStack,
+  type SynthesizedResource,
+  synthesizedResources,
+  synthesizedStackFile,
+} from './synthesized-stack.js';
 
 export type { FindingOutcome, SynthFinding } from './evaluate-stack.js';
 export type {
@@ -263,17 +269,23 @@ export class ConformanceAspect {
         constructs.set(`${construct.terraformResourceType}.${construct.friendlyUniqueId}`, construct);
       }
     }
+    // What synth writes, not the constructs alone: an override (addOverride) adds or removes resources
+    // no construct shows, and a moved block (moveFromId, moveTo) is not a destruction, as in the plan.
+    const config = stack.toTerraform();
+    const synthesized = synthesizedResources(config, `stack ${stack.node.path}`);
     const { findings, counts } = evaluateStack({
       engine: this.#engine,
       data: this.#data,
       stackPath: stack.node.path,
-      resources: [...constructs].map(([address, construct]) => ({
-        address,
-        type: construct.terraformResourceType,
-        name: construct.friendlyUniqueId,
-        constructPath: construct.node.path,
+      resources: synthesized.map((resource) => ({
+        address: resource.address,
+        type: resource.type,
+        name: resource.name,
+        constructPath:
+          constructs.get(resource.address)?.node.path ?? resource.constructPath ?? `${stack.node.path}/?`,
       })),
       previous: run.previous,
+      movedFrom: movedFromAddresses(config),
       acknowledgements: acknowledgementsFor(stack),
       minSeverity: this.minSeverity,
       advisory: this.advisory,

@@ -45,6 +45,8 @@ export interface StackEvaluationInput {
   resources: readonly StackResource[];
   /** The previous synth's resources; undefined when destructions cannot be checked. */
   previous: readonly SynthesizedResource[] | undefined;
+  /** Addresses this synth moves elsewhere (moved blocks): gone from the previous synth's place, not destroyed. */
+  movedFrom?: ReadonlySet<string>;
   acknowledgements: readonly CodeAcknowledgement[];
   minSeverity: Severity;
   advisory: boolean;
@@ -67,6 +69,7 @@ export function evaluateStack(input: StackEvaluationInput): StackEvaluation {
   const vanished = new Map<string, SynthesizedResource>();
   for (const resource of input.previous ?? []) {
     if (current.has(resource.address) || vanished.has(resource.address)) continue;
+    if (input.movedFrom?.has(resource.address)) continue;
     vanished.set(resource.address, resource);
     changes.push(change(resource.address, resource.type, resource.name, 'delete'));
   }

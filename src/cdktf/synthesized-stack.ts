@@ -56,6 +56,18 @@ export function synthesizedResources(config: unknown, source: string): Synthesiz
   return resources;
 }
 
+/** The `from` addresses of a synthesized stack's moved blocks: resources that move, not go. */
+export function movedFromAddresses(config: unknown): Set<string> {
+  const moved = isRecord(config) ? config.moved : undefined;
+  const from = new Set<string>();
+  if (!Array.isArray(moved)) return from;
+  for (const block of moved) {
+    if (isRecord(block) && typeof block.from === 'string' && typeof block.to === 'string')
+      from.add(block.from);
+  }
+  return from;
+}
+
 /** The modules of a synthesized stack's JSON: `module.<name>` with the construct path of its "//" metadata. */
 export function synthesizedModules(config: unknown): Array<{ address: string; constructPath: string }> {
   const moduleBlock = isRecord(config) ? config.module : undefined;

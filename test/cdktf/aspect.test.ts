@@ -181,6 +181,44 @@ describe.each(TOOLKITS)('ConformanceAspect with %s', (toolkitName, tk) => {
     expect(readStackJson(out.dir, 'main').resource?.terraform_data).toHaveProperty('ledger');
   });
 
+  it('judges what synth writes: a resource added by an override is judged, one removed by an override is destroyed', () => {
+    out = tempDir(`${toolkitName}-override`);
+    const added = buildApp(tk, out.dir);
+    // An escape hatch: no construct shows this queue, cdk.tf.json has it.
+    added.stack.addOverride('resource.aws_sqs_queue.sneaky', { name: 'x' });
+    applyConformance(added.app, aspect);
+    const error = thrown(() => added.app.synth());
+    expect(error.message).toContain('unsanctioned_creation');
+    expect(error.message).toContain('aws_sqs_queue.sneaky');
+
+    const first = buildApp(tk, out.dir);
+    applyConformance(first.app, aspect);
+    first.app.synth();
+    const removed = buildApp(tk, out.dir);
+    removed.stack.addOverride('resource.terraform_data.ledger', undefined);
+    applyConformance(removed.app, aspect);
+    const destroyed = thrown(() => removed.app.synth());
+    expect(destroyed.message).toContain('capability_dependency_destroyed (critical)');
+    expect(destroyed.message).toContain('terraform_data.ledger');
+  });
+
+  it('a resource moved with moveFromId is not destroyed, as in the plan', () => {
+    out = tempDir(`${toolkitName}-moved`);
+    const first = buildApp(tk, out.dir);
+    applyConformance(first.app, aspect);
+    first.app.synth();
+
+    const second = buildApp(tk, out.dir, { ledger: false });
+    new tk.DataResource(second.stack, 'ledger2', { input: { v: 1 } }).moveFromId('terraform_data.ledger');
+    applyConformance(second.app, aspect);
+    second.app.synth();
+    expect(aspect.conformanceOf(second.stack)).toMatchObject({
+      destructionCheck: 'checked',
+      findings: [],
+      counts: expect.objectContaining({ destructions: 0 }),
+    });
+  });
+
   it('does not flag a disappearing resource no capability depends on', () => {
     out = tempDir(`${toolkitName}-destroy-free`);
     const first = buildApp(tk, out.dir, { queue: true });
