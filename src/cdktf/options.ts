@@ -1,6 +1,8 @@
 // The aspect's options: zod schemas, parsed once per constructor; a failure is a UsageError like every
 // other option's (invalid_option, exit 1), naming the constructor and the option.
+import { closest } from '../errors/closest.js';
 import { UsageError } from '../errors/index.js';
+import { plainIssueMessage } from '../errors/options.js';
 import { SEVERITIES } from '../model/index.js';
 import type { PublicKeySource } from '../policy/bundle/index.js';
 import * as z from '../schemas/zod.js';
@@ -55,11 +57,21 @@ export function parseAspectOptions<S extends z.ZodMiniObject>(
   input: unknown,
   where: string,
 ): z.output<S> {
-  const parsed = schema.safeParse(input ?? {});
+  // Plain words (plainIssueMessage), never the schema library's; a misspelt option says which it meant.
+  const parsed = schema.safeParse(input ?? {}, { error: plainIssueMessage });
   if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map(
-    (issue) => `${where}: ${issue.path.join('.') || 'options'}: ${issue.message}`,
-  );
+  const known = Object.keys(schema.shape);
+  const problems = parsed.error.issues.map((issue) => {
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys
+        .map((key) => {
+          const near = closest(key, known);
+          return `${where}: unknown option "${key}"${near ? ` (did you mean "${near}"?)` : ''}; the options are ${known.join(', ')}`;
+        })
+        .join('; ');
+    }
+    return `${where}: ${issue.path.join('.') || 'options'}: ${issue.message}`;
+  });
   throw new UsageError('invalid_option', problems.join('; '), {
     hint: "see the README's CDKTF section for the aspect's options",
   });

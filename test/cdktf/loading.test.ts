@@ -136,6 +136,30 @@ describe('ConformanceAspect.fromBundle', () => {
     );
   });
 
+  it("words option errors plainly, never in the schema library's words, and says which option a typo meant", async () => {
+    const message = async (promise: Promise<unknown>) =>
+      (
+        (await promise.then(
+          () => undefined,
+          (error: unknown) => error,
+        )) as Error
+      ).message;
+    expect(await message(ConformanceAspect.fromDesign(TEST_DESIGN, { minSeverity: 'High' as 'high' }))).toBe(
+      'ConformanceAspect.fromDesign: minSeverity: must be one of: low, medium, high, critical',
+    );
+    expect(
+      await message(ConformanceAspect.fromDesign(TEST_DESIGN, { advisory: 'false' as unknown as boolean })),
+    ).toBe('ConformanceAspect.fromDesign: advisory: must be a boolean');
+    expect(await message(ConformanceAspect.fromBundle(bundlePath, { publicKey: '' }))).toBe(
+      'ConformanceAspect.fromBundle: publicKey: must not be empty',
+    );
+    expect(
+      await message(ConformanceAspect.fromBundle(bundlePath, { publickey: publicKeyPath } as never)),
+    ).toMatch(
+      /^ConformanceAspect\.fromBundle: unknown option "publickey" \(did you mean "publicKey"\?\); the options are /,
+    );
+  });
+
   it('fromDesign validates a design object as it does a design file', async () => {
     await expect(
       ConformanceAspect.fromDesign({ ...TEST_DESIGN, sanctioned_kinds: ['queuez'] } as typeof TEST_DESIGN),
