@@ -112,9 +112,15 @@ export class PolicyEngine {
     plan: PlanInput,
     options: { chunkSize?: number; now?: Date } = {},
   ): PlanEvaluation {
+    // A library caller's own object: each change is checked by the policy, the list itself here.
+    const changes = (plan as Partial<PlanInput> | null | undefined)?.resource_changes;
+    if (!Array.isArray(changes)) {
+      throw new InvalidPlanError('the plan object has no resource_changes array, so it cannot be evaluated', {
+        hint: 'pass what readPlan resolves to (resource_changes is [] when nothing changes), or read the plan with readAndEvaluatePlan',
+      });
+    }
     const session = this.openPlan(data, options.now ?? new Date());
     const size = options.chunkSize ?? PLAN_CHUNK_CHANGES;
-    const changes = plan.resource_changes;
     for (let start = 0; start < changes.length; start += size)
       session.add(changes.slice(start, start + size));
     return session.finish();

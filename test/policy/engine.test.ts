@@ -246,6 +246,17 @@ describe('plan rules', () => {
     expect(() => engine.evaluatePlan(data, bad)).toThrow(/aws_iam_user\.ci has no change\.actions list/);
   });
 
+  it('refuses a plan object without a resource_changes array plainly (it was a TypeError)', () => {
+    for (const bad of [{ format_version: '1.2' }, null, 'plan.json', { resource_changes: {} }]) {
+      expect(() => engine.evaluatePlan(data, bad as unknown as PlanInput)).toThrow(
+        expect.objectContaining({
+          code: 'invalid_plan',
+          message: 'the plan object has no resource_changes array, so it cannot be evaluated',
+        }),
+      );
+    }
+  });
+
   it('evaluates an empty plan to zero counts', () => {
     const { findings, counts } = engine.evaluatePlan(data, plan());
     expect(findings).toEqual([]);
