@@ -145,6 +145,28 @@ describe('bundle round trip', () => {
   });
 });
 
+describe('verifyBundle called wrongly from JavaScript', () => {
+  it('says which option was meant, and that a path is not the bytes (both read as "no public key" before)', async () => {
+    await expect(verifyBundle(bundle, { publicKeyPath: 'pub.pem' } as never)).rejects.toMatchObject({
+      code: 'invalid_option',
+      exitCode: 1,
+      message: expect.stringMatching(
+        /^verifyBundle: unknown option "publicKeyPath" \(did you mean "publicKeyPem"\?\)/,
+      ),
+    });
+    await expect(
+      verifyBundle('bundle.tar.gz' as never, { publicKeyPem: keys.publicPem }),
+    ).rejects.toMatchObject({
+      code: 'invalid_option',
+      message: 'verifyBundle: the bundle must be its bytes (a Uint8Array or Buffer), not a string',
+    });
+    // The options it knows still verify.
+    await expect(
+      verifyBundle(bundle, { publicKeyPem: keys.publicPem, expectedPackageId: undefined, limits: {} }),
+    ).resolves.toMatchObject({ signed: true });
+  });
+});
+
 describe('bundle verification refuses', () => {
   it('a tampered file, naming it', async () => {
     const tampered = rewriteBundle(bundle, (entries) =>

@@ -3,7 +3,8 @@
 // the input: sizes are capped before bytes are read, the signature is checked before any file is hashed,
 // raw digests before structured ones, and nothing is parsed before its digest matched.
 import { createHash } from 'node:crypto';
-import { BundleVerificationError } from '../../errors/index.js';
+import { closest } from '../../errors/closest.js';
+import { BundleVerificationError, UsageError } from '../../errors/index.js';
 import { parseUntrustedJson } from '../../json/untrusted.js';
 import * as z from '../../schemas/zod.js';
 import type { PolicyData } from '../data.js';
@@ -79,11 +80,47 @@ function refuse(code: string, message: string, hint?: string): never {
 export const ALTERED_BUNDLE_HINT =
   'fetch the bundle again (`tfgate bundle pull --package <id>`) and use it unchanged; if it is refused again, tell the platform team: it may have been tampered with';
 
+const VERIFY_OPTIONS: readonly (keyof VerifyBundleOptions)[] = [
+  'publicKeyPem',
+  'expectedPackageId',
+  'scope',
+  'allowUnsigned',
+  'limits',
+];
+
+/**
+ * A JavaScript caller's mistakes, said as such: a path where the bytes go, or an option of another function
+ * (BundleEvaluator.open's publicKeyPath), which would otherwise read as "no public key was given".
+ */
+function checkVerifyCall(bytes: unknown, options: unknown): void {
+  if (!(bytes instanceof Uint8Array)) {
+    throw new UsageError(
+      'invalid_option',
+      `verifyBundle: the bundle must be its bytes (a Uint8Array or Buffer), not ${typeof bytes === 'string' ? 'a string' : typeof bytes}`,
+      { hint: 'read the file first (readFile(path)), or use BundleEvaluator.open(path, { publicKeyPath })' },
+    );
+  }
+  if (options === null || typeof options !== 'object') return;
+  for (const key of Object.keys(options)) {
+    if ((VERIFY_OPTIONS as readonly string[]).includes(key)) continue;
+    const near =
+      key === 'publicKeyPath' || key === 'publicKey' ? 'publicKeyPem' : closest(key, VERIFY_OPTIONS);
+    throw new UsageError(
+      'invalid_option',
+      `verifyBundle: unknown option "${key}"${near ? ` (did you mean "${near}"?)` : ''}; the options are ${VERIFY_OPTIONS.join(', ')}`,
+      {
+        hint: 'publicKeyPem takes the PEM text; BundleEvaluator.open(path, { publicKeyPath }) reads both files',
+      },
+    );
+  }
+}
+
 /** Verify, and give every refusal a hint: the check's own, else what to do about an altered bundle. */
 export async function verifyBundle(
   bytes: Uint8Array,
   options: VerifyBundleOptions = {},
 ): Promise<VerifiedBundle> {
+  checkVerifyCall(bytes, options);
   try {
     return await verifyBundleBytes(bytes, options);
   } catch (error) {
