@@ -151,6 +151,29 @@ export function parseBaseUrl(raw: string | undefined, source: string): string {
   return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
 }
 
+/** Hosts a cleartext request to never leaves the machine: loopback names and addresses. */
+function isLoopback(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname);
+}
+
+/**
+ * Plain http to another machine is refused unless TFGATE_ALLOW_HTTP=1 says the network is encrypted
+ * (a service mesh, a VPN): the API key would cross it readable, and the bundle and the public key that
+ * verifies it could both be replaced on the way, so the signature would prove nothing.
+ */
+function refuseCleartext(baseUrl: string, source: string, env: NodeJS.ProcessEnv): void {
+  const url = new URL(baseUrl);
+  if (url.protocol !== 'http:' || isLoopback(url.hostname)) return;
+  if (env.TFGATE_ALLOW_HTTP === '1') return;
+  throw new UsageError(
+    'insecure_base_url',
+    `${source} is plain http to ${url.host}: the API key would cross the network unencrypted, and what the service answers (a gate decision, a bundle, the public key) could be altered on the way`,
+    {
+      hint: `use https://${url.host}${url.pathname === '/' ? '' : url.pathname}; only where the network itself is encrypted (a service mesh, a VPN) set TFGATE_ALLOW_HTTP=1. Loopback (127.0.0.1, localhost) needs neither`,
+    },
+  );
+}
+
 async function readCa(path: string, source: string): Promise<string> {
   try {
     const pem = await readFile(path, 'utf8');
@@ -186,6 +209,8 @@ export async function resolveClientConfig(
     f.baseUrl ?? env.TFGATE_BASE_URL,
     f.baseUrl ? '--base-url' : 'TFGATE_BASE_URL',
   );
+
+  refuseCleartext(baseUrl, f.baseUrl ? '--base-url' : 'TFGATE_BASE_URL', env);
 
   const apiKey = env.TFGATE_API_KEY?.trim();
   if (!apiKey) {

@@ -284,6 +284,33 @@ describe('configuration', () => {
     expect(error.message).not.toContain('hunter2secret');
   });
 
+  it('refuses plain http to another machine unless TFGATE_ALLOW_HTTP=1; loopback is plain http as ever', async () => {
+    const env = { TFGATE_API_KEY: 'k-123456' };
+    const error = await failure(resolveClientConfig({ baseUrl: 'http://tfgate.internal:8080' }, env));
+    expect(error).toMatchObject({
+      code: 'insecure_base_url',
+      exitCode: 1,
+      message:
+        '--base-url is plain http to tfgate.internal:8080: the API key would cross the network unencrypted, and what the service answers (a gate decision, a bundle, the public key) could be altered on the way',
+      hint: expect.stringContaining('use https://tfgate.internal:8080;'),
+    });
+    expect(error.message + (error as { hint?: string }).hint).not.toContain('k-123456');
+    await expect(
+      resolveClientConfig({}, { ...env, TFGATE_BASE_URL: 'http://10.0.0.7' }),
+    ).rejects.toMatchObject({
+      code: 'insecure_base_url',
+      message: expect.stringMatching(/^TFGATE_BASE_URL is plain http/),
+    });
+    const allowed = await resolveClientConfig(
+      { baseUrl: 'http://tfgate.internal:8080' },
+      { ...env, TFGATE_ALLOW_HTTP: '1' },
+    );
+    expect(allowed.baseUrl).toBe('http://tfgate.internal:8080');
+    for (const loopback of ['http://127.0.0.1:8080', 'http://localhost:8080', 'http://[::1]:8080']) {
+      expect((await resolveClientConfig({ baseUrl: loopback }, env)).baseUrl).toBe(loopback);
+    }
+  });
+
   it('prefers --base-url to TFGATE_BASE_URL and trims the trailing slash', async () => {
     const config = await resolveClientConfig(
       { baseUrl: 'https://a.example/tfgate/' },
