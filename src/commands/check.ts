@@ -16,6 +16,7 @@ import {
   runCheckMany,
 } from './check-many.js';
 import { reportOutputs, requireFiles, requireOutputs, requireOutputsApartFromInputs } from './input-files.js';
+import { untilInterrupted } from './interruptible.js';
 import type { CommandIo } from './io.js';
 import { withoutDecision } from './no-decision.js';
 import { evaluatePlan, type PipelineOutcome } from './pipeline.js';
@@ -70,9 +71,20 @@ export async function runCheck(
   options: CheckOptions | CheckManyOptions,
   context: CheckContext,
 ): Promise<PipelineOutcome | CheckManyOutcome> {
-  if ('plans' in options) return runCheckMany(options, context);
-  if (await namesManyPlans(options.plan.path)) return runCheckMany(manyFromOne(options), context);
-  return runCheckOne(options, context);
+  const about = {
+    of: 'evaluation' as const,
+    ...('route' in options && options.route?.packageId ? { packageId: options.route.packageId } : {}),
+    minSeverity: options.minSeverity,
+  };
+  return untilInterrupted(
+    async (interrupted) => {
+      const run = { ...context, interrupted };
+      if ('plans' in options) return runCheckMany(options, run);
+      if (await namesManyPlans(options.plan.path)) return runCheckMany(manyFromOne(options), run);
+      return runCheckOne(options, run);
+    },
+    { during: 'the evaluation', reports: options.reports, about, stderr: context.stderr },
+  );
 }
 
 /** A directory or a glob names a set of plans, even when it holds one: the report's shape follows the input. */
@@ -160,6 +172,7 @@ async function runCheckOne(options: CheckOptions, context: CheckContext): Promis
       stderr: context.stderr,
       color: context.color,
       env: context.env,
+      ...(context.interrupted ? { interrupted: context.interrupted } : {}),
       ...(approved ? { approvals: approved.approvals } : {}),
       ...(needsLocations(options, reports, context.env)
         ? { locate: (addresses: string[]) => locateCheckFindings(addresses, options, context.env) }

@@ -15,6 +15,7 @@ import { emitReports } from '../report/targets.js';
 import { summaryLine } from '../report/view.js';
 import * as z from '../schemas/zod.js';
 import { reportOutputs, requireOutputs, requireOutputsApartFromInputs } from './input-files.js';
+import { untilInterrupted } from './interruptible.js';
 import type { CommandIo } from './io.js';
 import { withoutDecision } from './no-decision.js';
 
@@ -56,6 +57,15 @@ async function designArtifact(file: string): Promise<{ fallbackFile?: string }> 
 }
 
 export async function runGate(options: GateOptions, context: GateContext): Promise<GateCommandOutcome> {
+  return untilInterrupted((interrupted) => gateOnce(options, { ...context, interrupted }), {
+    during: 'the gate call',
+    reports: options.reports,
+    about: { of: 'gate', packageId: options.packageId, minSeverity: options.minSeverity },
+    stderr: context.stderr,
+  });
+}
+
+async function gateOnce(options: GateOptions, context: GateContext): Promise<GateCommandOutcome> {
   // Where the reports go, before the service is asked: a decision is never lost to a path that cannot be written.
   const outputs = reportOutputs(options.reports);
   requireOutputs(outputs);

@@ -4,4 +4,6 @@ export interface CommandIo {
   stderr: { write(chunk: string): unknown };
   env: NodeJS.ProcessEnv;
   color: boolean;
+  /** Set once a signal interrupted the run (interruptible.ts): reports are no longer written. */
+  interrupted?: () => Error | undefined;
 }

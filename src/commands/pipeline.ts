@@ -37,6 +37,8 @@ export interface PipelineOptions {
   annotations?: { write(chunk: string): unknown } | undefined;
   color: boolean;
   env?: NodeJS.ProcessEnv;
+  /** Set once a signal interrupted the run: the reports are not written (the interrupt's stand). */
+  interrupted?: () => Error | undefined;
   /** Plan address -> construct path (`--cdktf-stack`), shown beside the findings' addresses. */
   constructPaths?: (addresses: Iterable<string>) => ReadonlyMap<string, string>;
   /** Where the findings' addresses are declared (src/locate), when the configuration is known. */

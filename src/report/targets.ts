@@ -69,6 +69,8 @@ export interface EmitOptions {
   /** Colour for stdout only; files never get escape codes. */
   color: boolean;
   env?: NodeJS.ProcessEnv;
+  /** Set once the run was interrupted: nothing more is written (the interrupt's "no decision" reports stand). */
+  interrupted?: () => Error | undefined;
 }
 
 let renderers: Promise<typeof import('./registry.js')> | undefined;
@@ -99,6 +101,8 @@ export async function emitReports(
 ): Promise<void> {
   const { renderReport } = await loadRenderers();
   for (const target of targets) {
+    const interrupted = options.interrupted?.();
+    if (interrupted) throw interrupted;
     if (target.path === undefined) {
       options.stdout.write(renderReport(subject, target.format, { color: options.color }));
     } else {

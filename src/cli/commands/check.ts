@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import { collect } from '../../options/collect.js';
 import { setExitCode } from '../exit-code.js';
+import { exitPromptlyIfInterrupted } from '../interrupt.js';
 import { terminalIo } from '../io.js';
 import type { CheckFlags } from '../normalise/check.js';
 import { addAdvisoryOption, addMinSeverityOption, addReportOptions, addRouteOptions } from '../options.js';
@@ -55,7 +56,7 @@ export function registerCheck(program: Command): void {
       import('../normalise/check.js'),
     ]);
     const options = normaliseCheckInput(flags, process.env);
-    const outcome = await runCheck(options, terminalIo());
+    const outcome = await exitPromptlyIfInterrupted(runCheck(options, terminalIo()));
     setExitCode(command, outcome.exitCode);
   });
 }

@@ -1,6 +1,7 @@
 // `tfgate gate`: commander wiring only; src/commands/gate.ts does the work.
 import type { Command } from 'commander';
 import { setExitCode } from '../exit-code.js';
+import { exitPromptlyIfInterrupted } from '../interrupt.js';
 import { terminalIo } from '../io.js';
 import type { GateFlags } from '../normalise/gate.js';
 import { addAdvisoryOption, addMinSeverityOption, addReportOptions, addServiceOptions } from '../options.js';
@@ -29,7 +30,7 @@ export function registerGate(program: Command): void {
     const { runGate } = await import('../../commands/gate.js');
     const { normaliseGateOptions } = await import('../normalise/gate.js');
     const options = normaliseGateOptions(flags, process.env);
-    const outcome = await runGate(options, terminalIo());
+    const outcome = await exitPromptlyIfInterrupted(runGate(options, terminalIo()));
     setExitCode(command, outcome.exitCode);
   });
 }

@@ -1,0 +1,88 @@
+// A signal during `tfgate check` or `tfgate gate` (no terraform step of their own): no decision, every report
+// file saying so, then tfgate ends by the signal. Before, the signal killed tfgate and left the previous run's
+// report, which a CI step could publish as this run's pass.
+// Fake: a loopback service that takes the request and never answers, a fault the real service does not
+// produce; it holds the command in flight while the signal comes.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildCli, CLI_MAIN } from '../helpers/cli.js';
+
+const PLAN = join(import.meta.dirname, '..', 'fixtures', 'plans', 'destroy.json');
+let server: Server;
+let baseUrl = '';
+let arrived: () => void = () => {};
+let dir = '';
+
+beforeAll(async () => {
+  await buildCli();
+  dir = mkdtempSync(join(tmpdir(), 'tfgate-interrupt-'));
+  server = createServer((req) => {
+    req.resume(); // take the whole request, then never respond
+    arrived();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe.each([
+  ['check', ['check', '--package', 'payments', '--plan-json', PLAN], 'the evaluation'],
+  ['gate', ['gate', '--package', 'payments'], 'the gate call'],
+] as const)('tfgate %s interrupted while the service is waited on', (name, args, during) => {
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    '%s: the reports say no decision, and tfgate ends by the signal',
+    async (signal) => {
+      const report = join(dir, `${name}-${signal}.json`);
+      const junit = join(dir, `${name}-${signal}.xml`);
+      // An earlier run's result, which must not survive this run.
+      writeFileSync(report, JSON.stringify({ package_id: 'payments', decision: 'pass' }));
+      writeFileSync(junit, '<testsuites tests="1" failures="0"/>');
+      const requested = new Promise<void>((resolve) => {
+        arrived = resolve;
+      });
+      const child = execa(
+        'node',
+        [
+          CLI_MAIN,
+          ...args,
+          '--base-url',
+          baseUrl,
+          '--report',
+          `json=${report}`,
+          '--report',
+          `junit=${junit}`,
+        ],
+        {
+          env: { TFGATE_API_KEY: 'tfg_hang', NO_COLOR: '1', PATH: process.env.PATH ?? '' },
+          extendEnv: false,
+          reject: false,
+        },
+      );
+      await Promise.race([
+        requested,
+        child.then((early) => {
+          throw new Error(`ended before the service was asked:\n${early.stderr}`);
+        }),
+      ]);
+      child.kill(signal);
+      const result = await child;
+      expect(result.signal, result.stderr).toBe(signal);
+      expect(result.stderr).toContain(`error: interrupted by ${signal} during ${during}: no decision`);
+      expect(JSON.parse(readFileSync(report, 'utf8'))).toMatchObject({
+        decision: 'no_decision',
+        error: { code: 'interrupted' },
+      });
+      expect(readFileSync(junit, 'utf8')).toContain('interrupted');
+    },
+  );
+});
