@@ -1,6 +1,6 @@
 // Files written whole or not at all: a temporary file beside the target, then a rename. One helper for the
 // reports, the bundle cache, `bundle build` and the kept plan of `tfgate plan --out`.
-import { chmod, copyFile, rename, rm, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { UsageError } from '../errors/index.js';
 
@@ -22,7 +22,25 @@ async function replaceAtomically(
   path: string,
   failure: WriteFailure,
   fill: (temp: string) => Promise<void>,
+  direct: () => Promise<void>,
 ): Promise<void> {
+  // A device or a pipe (/dev/null, /dev/stdout, a FIFO a step reads) is written into, never replaced: a
+  // rename over it put a regular file in its place (run as root, `--report json=/dev/null` replaced /dev/null).
+  if (await isSpecialFile(path)) {
+    try {
+      await direct();
+    } catch (error) {
+      throw new UsageError(
+        failure.code,
+        `could not write ${failure.what} ${path}: ${(error as Error).message}`,
+        {
+          hint: failure.hint,
+          cause: error,
+        },
+      );
+    }
+    return;
+  }
   const temp = tempPath(path);
   try {
     await fill(temp);
@@ -38,6 +56,16 @@ async function replaceAtomically(
   }
 }
 
+/** Whether `path` exists as something other than a regular file or a directory (a device, a FIFO, a socket). */
+async function isSpecialFile(path: string): Promise<boolean> {
+  try {
+    const found = await stat(path);
+    return !found.isFile() && !found.isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Write a file whole or not at all. Fails as a UsageError. `mode` applies from the first byte (the temporary
  * file is created with it), e.g. 0o600 for owner-only files.
@@ -48,7 +76,12 @@ export function writeFileAtomic(
   failure: WriteFailure,
   mode = 0o644,
 ): Promise<void> {
-  return replaceAtomically(path, failure, (temp) => writeFile(temp, content, { mode, flag: 'wx' }));
+  return replaceAtomically(
+    path,
+    failure,
+    (temp) => writeFile(temp, content, { mode, flag: 'wx' }),
+    () => writeFile(path, content),
+  );
 }
 
 /** Copy `from` to `path` whole or not at all, with `mode` set before the copy becomes visible. */
@@ -58,8 +91,13 @@ export function copyFileAtomic(
   failure: WriteFailure,
   mode = 0o644,
 ): Promise<void> {
-  return replaceAtomically(path, failure, async (temp) => {
-    await copyFile(from, temp);
-    await chmod(temp, mode);
-  });
+  return replaceAtomically(
+    path,
+    failure,
+    async (temp) => {
+      await copyFile(from, temp);
+      await chmod(temp, mode);
+    },
+    async () => writeFile(path, await readFile(from)),
+  );
 }
