@@ -183,13 +183,29 @@ describe('gate rules', () => {
   it('without refresh the gate reads the last check; refresh=true runs a fresh one', async () => {
     const id = await createApprovedPackage(svc, design('refresh'), { observedState: STATE_WITH_QUEUE });
     expect((await gate(id, '?fail_status=true')).status).toBe(409);
-    expect((await push(id, STATE_CLEAN)).status).toBe(200);
-    const stale = await gate(id, '?fail_status=true');
-    expect(stale.status).toBe(409);
-    expect(stale.body.refreshed).toBe(false);
+    const last = await gate(id, '?fail_status=true');
+    expect(last.status).toBe(409);
+    expect(last.body.refreshed).toBe(false);
     const fresh = await gate(id, '?fail_status=true&refresh=true');
-    expect(fresh.status).toBe(200);
-    expect(fresh.body).toMatchObject({ decision: 'pass', refreshed: true });
+    expect(fresh.status).toBe(409);
+    expect(fresh.body).toMatchObject({ decision: 'block', refreshed: true });
+  });
+
+  it('a gate right after a push judges the pushed snapshot, not the one the last check judged', async () => {
+    // A release job pushes its state and gates at once: before, it was judged on the snapshot before.
+    const id = await createApprovedPackage(svc, design('push-then-gate'), { observedState: STATE_CLEAN });
+    expect((await gate(id, '?fail_status=true')).body).toMatchObject({ decision: 'pass' });
+    const pushed = await push(id, STATE_HIGH_AND_CRITICAL); // the ledger database is gone
+    expect(pushed.status).toBe(200);
+    const after = await gate(id, '?fail_status=true');
+    expect(after.status).toBe(409);
+    expect(after.body).toMatchObject({
+      decision: 'block',
+      refreshed: true,
+      state: { source: 'pushed', read_at: (pushed.body as { pushed_at: string }).pushed_at },
+    });
+    // That check counts from then on: the next gate reads it.
+    expect((await gate(id, '?fail_status=true')).body).toMatchObject({ decision: 'block', refreshed: false });
   });
 });
 

@@ -2,20 +2,28 @@
 import type { ObservedResource } from '../../model/index.js';
 import type { Principal } from '../types.js';
 import { insertAudit, packageEntry } from './audit.js';
+import { type StoreCaches, writeState } from './caches.js';
 import { iso, type PackageRecord } from './rows.js';
 import type { SqlClient } from './sql.js';
 
 export class ObservedStateRepository {
-  constructor(private readonly db: SqlClient) {}
+  constructor(
+    private readonly db: SqlClient,
+    private readonly caches: StoreCaches,
+  ) {}
 
-  /** Not cached, so no cache to clear: the drift check reads it from the database. */
+  /**
+   * Stores the snapshot. Where it is what drift checks judge (no state source), the package's last check
+   * no longer counts for the gate, which runs one on this snapshot first: a release job pushing its state
+   * and gating at once was judged on the snapshot before (a pass while the new one missed a dependency).
+   */
   put(
     principal: Principal,
     pkg: PackageRecord,
     resources: ObservedResource[],
     terraformVersion: string | undefined,
   ): Promise<{ pushedAt: string }> {
-    return this.db.transaction(async (tx) => {
+    return writeState(this.db, this.caches, async (tx) => {
       const { rows } = await tx.query<{ pushed_at: unknown }>(
         `INSERT INTO observed_state (package_pk, resources, resource_count, terraform_version, pushed_by)
          VALUES ($1, $2::jsonb, $3, $4, $5)
@@ -23,6 +31,10 @@ export class ObservedStateRepository {
            terraform_version = EXCLUDED.terraform_version, pushed_by = EXCLUDED.pushed_by, pushed_at = now()
          RETURNING pushed_at`,
         [pkg.pk, JSON.stringify(resources), resources.length, terraformVersion ?? null, principal.keyName],
+      );
+      await tx.query(
+        'UPDATE packages SET last_check_revision = NULL WHERE pk = $1 AND NOT EXISTS (SELECT 1 FROM state_sources WHERE package_pk = $1)',
+        [pkg.pk],
       );
       await insertAudit(tx, [
         packageEntry(principal, pkg, 'observed_state_pushed', { resources: resources.length }),

@@ -42,7 +42,7 @@ export class Store {
     this.accounts = new AccountRepository(db, this.caches);
     this.packages = new PackageRepository(db, this.caches);
     this.apiKeys = new ApiKeyRepository(db, this.caches, this.packages);
-    this.observedState = new ObservedStateRepository(db);
+    this.observedState = new ObservedStateRepository(db, this.caches);
     this.findings = new FindingRepository(db, this.caches);
     this.planAcknowledgements = new PlanAcknowledgementRepository(db);
     this.driftChecks = new DriftCheckRepository(db, this.caches);
