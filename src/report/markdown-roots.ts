@@ -1,6 +1,6 @@
 // Markdown for many plans: one pull-request comment, the combined decision first, then a section per root;
 // a clean root (a pass) is folded into <details> so the roots that need a reviewer stand out.
-import { cell, code, markdownBody, verdictIcon } from './markdown.js';
+import { cell, code, htmlText, markdownBody, verdictIcon } from './markdown.js';
 import { type RootView, rootsDecisionLine, rootsViewOf } from './roots.js';
 import type { RootsReport } from './subject.js';
 import { decisionLine } from './view.js';
@@ -8,6 +8,13 @@ import { decisionLine } from './view.js';
 function rootTitle(root: RootView): string {
   const packageId = root.view?.packageId ?? root.packageId;
   return `${code(root.root)}${packageId ? ` (package ${code(packageId)})` : ''}`;
+}
+
+/** The title in a <summary> line: raw HTML to Markdown, so HTML-escaped inside <code>, never a code span. */
+function rootTitleHtml(root: RootView): string {
+  const packageId = root.view?.packageId ?? root.packageId;
+  const codeHtml = (text: string) => `<code>${htmlText(text)}</code>`;
+  return `${codeHtml(root.root)}${packageId ? ` (package ${codeHtml(packageId)})` : ''}`;
 }
 
 function section(root: RootView): string[] {
@@ -20,10 +27,12 @@ function section(root: RootView): string[] {
       '',
     ];
   }
-  const line = `${rootTitle(root)}: ${cell(decisionLine(root.view))}`;
   if (root.view.verdict === 'pass') {
-    return [`<details><summary>✅ ${line}</summary>`, '', ...markdownBody(root.view), '</details>', ''];
+    // A root name (a directory, a plan map's root:) could close the <summary> and bring its own HTML.
+    const summary = `${rootTitleHtml(root)}: ${htmlText(decisionLine(root.view))}`;
+    return [`<details><summary>✅ ${summary}</summary>`, '', ...markdownBody(root.view), '</details>', ''];
   }
+  const line = `${rootTitle(root)}: ${cell(decisionLine(root.view))}`;
   return [`#### ${verdictIcon(root.view.verdict)} ${line}`, '', ...markdownBody(root.view)];
 }
 

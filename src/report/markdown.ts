@@ -27,6 +27,19 @@ export function inlineText(text: string): string {
   );
 }
 
+/**
+ * Text inside an HTML block (the <details><summary> line of a passing root), which Markdown leaves unparsed:
+ * HTML-escaped, not Markdown-escaped, and no @mention. A code span there is literal backticks, not code.
+ */
+export function htmlText(text: string): string {
+  return terminalSafe(text)
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/@(?=[A-Za-z0-9])/g, '@\u200b');
+}
+
 /** A code span holding exactly `text` (its control characters visible): nothing in it is markup or a mention. */
 export function code(text: string): string {
   if (text === '') return '';

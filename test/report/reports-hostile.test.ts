@@ -255,6 +255,33 @@ describe('hostile text in the reports', () => {
     expect(rendered).not.toMatch(/<h1|<blockquote|<img/);
   });
 
+  it('a passing root, folded in <details>: its name is text in the <summary>, never HTML of its own', async () => {
+    const root = 'x</summary></details> <img src=https://evil.example/p.png> @octocat <details><summary>';
+    const markdown = renderReport(
+      {
+        kind: 'roots',
+        decision: 'pass',
+        minSeverity: 'high',
+        roots: [
+          {
+            root,
+            plan: 'ok/plan.json',
+            subject: { kind: 'evaluation', result: evaluation({ findings: [], decision: 'pass' }) },
+          },
+        ],
+      },
+      'markdown',
+      { color: false },
+    );
+    const [rendered = ''] = (await renderWithRealParsers([{ kind: 'markdown', text: markdown }])) as string[];
+    expect(rendered).not.toMatch(/<img/);
+    expect(rendered.match(/<details>/g)).toHaveLength(1);
+    expect(rendered.match(/<\/details>/g)).toHaveLength(1);
+    expect(rendered).toContain(
+      '<summary>✅ <code>x&lt;/summary&gt;&lt;/details&gt; &lt;img src=https://evil.example/p.png&gt; @\u200boctocat &lt;details&gt;&lt;summary&gt;</code>',
+    );
+  });
+
   it('an HCP Terraform run task outcome body (Markdown), read by cmark-gfm: no markup or list item of its own', async () => {
     const cases = fc.sample(caseArb, { seed, numRuns: 100 });
     const outcomes = cases.map((c, i) => {
