@@ -271,9 +271,11 @@ describe('one report for all, grouped by root', () => {
     const result = await check('--plan-json', 'stacks', '--format', 'markdown');
     expect(result.stdout).toMatch(/^### ❌ tfgate plan evaluation: FAIL/);
     expect(result.stdout).toContain('#### ❌ `network` (package `corpus-cloud`): FAIL');
-    expect(result.stdout).toContain('<details><summary>✅ `app` (package `corpus-cloud`): PASS');
+    expect(result.stdout).toContain(
+      '<details><summary>✅ <code>app</code> (package <code>corpus-cloud</code>): PASS',
+    );
     // The blocking root comes first.
-    expect(result.stdout.indexOf('`network`')).toBeLessThan(result.stdout.indexOf('`app`'));
+    expect(result.stdout.indexOf('`network`')).toBeLessThan(result.stdout.indexOf('<code>app</code>'));
   });
 
   it('JUnit: a suite per root', async () => {

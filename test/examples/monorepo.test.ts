@@ -103,7 +103,9 @@ it('plans every root, then one check judges each by its package: app blocks, net
   // The pull request comment: the blocked root first, the clean one folded.
   const comment = readFileSync(join(repo, 'tfgate.md'), 'utf8');
   expect(comment).toContain('#### ❌ `stacks/app` (package `monorepo-app`): FAIL: 2 failures');
-  expect(comment).toContain('<details><summary>✅ `stacks/network` (package `monorepo-network`): PASS');
+  expect(comment).toContain(
+    '<details><summary>✅ <code>stacks/network</code> (package <code>monorepo-network</code>): PASS',
+  );
 
   // Code scanning: each finding on the line of its own root's .tf file (config_dir in the map).
   const sarif = readFileSync(join(repo, 'tfgate.sarif'), 'utf8');
