@@ -31,7 +31,8 @@ async function main(argv: string[]): Promise<number> {
     if (isCommanderExit(error)) return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
     const explained = explainMissingOptions(error, running);
     // A message may quote a path, a key or a service's words: its control characters are shown, not obeyed.
-    process.stderr.write(`${terminalSafeLines(formatError(explained))}\n`);
+    // No line of it may be a GitHub Actions workflow command ("::error::…"): only tfgate's annotations are.
+    process.stderr.write(`${terminalSafeLines(formatError(explained)).replace(/^::/gm, ' ::')}\n`);
     if (explained instanceof InterruptedError) {
       // As `check` and `gate` end on the signal: killed by it (the shell's 130 for SIGINT, 143 for SIGTERM,
       // 129 for SIGHUP).

@@ -11,6 +11,7 @@ import {
   isTfgateError,
   NoDecisionError,
 } from '../errors/index.js';
+import { shownPath } from '../errors/shown.js';
 import { detailsUnavailable, type PlanEvaluator } from '../model/evaluator.js';
 import { combineDecisions } from '../model/index.js';
 import { advisorySchema, minSeveritySchema, reportTargetsSchema } from '../options/common.js';
@@ -109,7 +110,7 @@ function act(report: RootsReport, advisory: boolean, stderr: CommandIo['stderr']
   if (report.decision === 'pass') return ExitCode.ok;
   const undecided = report.roots.filter((r) => !r.subject);
   const reason = `no decision for ${undecided.length} of ${report.roots.length} plans: ${undecided
-    .map((r) => `${r.root} (${r.noDecision?.message ?? 'not evaluated'})`)
+    .map((r) => `${shownPath(r.root)} (${r.noDecision?.message ?? 'not evaluated'})`)
     .join('; ')}`;
   if (advisory) {
     const findings = report.roots.reduce(

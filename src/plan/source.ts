@@ -10,6 +10,7 @@ import {
 import { type FileHandle, open } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 
+import { shownPath } from '../errors/shown.js';
 import type { PlanSource } from '../model/evaluator.js';
 
 // The interface lives in the model (the evaluator port); the sources are here.
@@ -27,7 +28,8 @@ export const WHOLE_READ_MAX_BYTES = 8 * 1024 * 1024;
 
 export function fileSource(path: string): PlanSource {
   return {
-    description: path,
+    // Messages name it: a newline in the path would start a line of its own (a forged "::error::" in CI).
+    description: shownPath(path),
     reopenable: true,
     file: path,
     open: () => {

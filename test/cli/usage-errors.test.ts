@@ -3,12 +3,13 @@
 // conftest user) is answered with the flag. Commander said "too many arguments. Expected 0 arguments but got
 // 1" and then printed ~60 lines of help, which pushed that line out of a pipeline log's view.
 import { generateKeyPairSync } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CommanderError } from 'commander';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/program.js';
+import { EXAMPLE_DIR, makeKeys, signedBundle } from '../commands/wrapper-fixtures.js';
 import { buildCli, runCli } from '../helpers/cli.js';
 import { capturedStderr, leafCommands, parseWithRecordedActions } from './recorded-program.js';
 
@@ -99,6 +100,38 @@ describe('the built CLI', () => {
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain('error: --plan-json "plan\\u001bc\\u202e.json" does not exist');
     expect(result.stderr.includes('\u001b') || result.stderr.includes('\u202e')).toBe(false);
+  });
+
+  it('a plan that exists and does not read, at a path with a newline: no line of the error is a workflow command', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tfgate-newline-plan-'));
+    try {
+      const keys = makeKeys();
+      const { bundle: bundlePath, publicKey: publicKeyPath } = await signedBundle(
+        keys,
+        join(EXAMPLE_DIR, 'design.yaml'),
+        'newline',
+      );
+      // One plan, and a directory of plans whose root name holds the newline.
+      writeFileSync(join(dir, 'p\n::error title=x::injected.json'), 'not json');
+      mkdirSync(join(dir, 'st', 'a'), { recursive: true });
+      mkdirSync(join(dir, 'st', 'b\n::error title=pwned::x'), { recursive: true });
+      writeFileSync(
+        join(dir, 'st', 'a', 'plan.json'),
+        readFileSync(join(import.meta.dirname, '..', 'fixtures', 'plans', 'no-change.json')),
+      );
+      writeFileSync(join(dir, 'st', 'b\n::error title=pwned::x', 'plan.json'), 'not json');
+      for (const input of ['p\n::error title=x::injected.json', 'st']) {
+        const result = await runCli(
+          ['check', '--plan-json', input, '--bundle', bundlePath, '--public-key', publicKeyPath],
+          { cwd: dir, env: { GITHUB_ACTIONS: 'true' } },
+        );
+        expect(result.exitCode, result.stderr).toBe(4);
+        expect(result.stderr).not.toMatch(/^::/m);
+        expect(result.stderr).toContain('\\n::error title=');
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('a path with a newline stays on the error line, the newline escaped: no line of its own in a CI log', async () => {

@@ -164,7 +164,7 @@ describe('tfgate check: every plan of a terragrunt run --all plan stack', () => 
       '#### ❌ `worker (strict)` (package `example-terraform`): FAIL: 2 failures',
     );
     for (const unit of ['plans-json/app', 'plans-json/network', 'plans-json/worker']) {
-      expect(mixed.stdout).toContain(`<details><summary>✅ \`${unit}\``);
+      expect(mixed.stdout).toContain(`<details><summary>✅ <code>${unit}</code>`);
     }
   });
 });
