@@ -18,7 +18,7 @@ import {
 import { reportOutputs, requireFiles, requireOutputs, requireOutputsApartFromInputs } from './input-files.js';
 import { untilInterrupted } from './interruptible.js';
 import type { CommandIo } from './io.js';
-import { withoutDecision } from './no-decision.js';
+import { settingsOrNoDecision, withoutDecision } from './no-decision.js';
 import { evaluatePlan, type PipelineOutcome } from './pipeline.js';
 import { planInputSchema, planSource } from './plan-input.js';
 import { checkRoute, openEvaluator, routeFiles, routeSchema } from './route.js';
@@ -126,11 +126,20 @@ async function runCheckOne(options: CheckOptions, context: CheckContext): Promis
     ...(options.plan.path === '-' ? [] : [{ flag: PLAN_FLAG[options.plan.kind], path: options.plan.path }]),
     ...(options.approvedFindings ? [{ flag: '--approved-findings', path: options.approvedFindings }] : []),
   ];
-  await requireFiles(inputs);
   const outputs = reportOutputs(options.reports);
   requireOutputs(outputs);
-  await checkRoute(options.route, context.env);
   requireOutputsApartFromInputs(outputs, [...inputs, ...routeFiles(options.route)]);
+  await settingsOrNoDecision(
+    async () => {
+      await requireFiles(inputs);
+      await checkRoute(options.route, context.env);
+    },
+    {
+      reports: options.reports,
+      about: { of: 'evaluation', packageId: options.route.packageId, minSeverity: options.minSeverity },
+      stderr: context.stderr,
+    },
+  );
   const reports = options.customPolicyCheck ? await policyCheckReports(options.reports) : options.reports;
   // No decision (a bad bundle, an unreadable plan): the report files say so; advisory mode notes it loudly
   // and exits 0.

@@ -17,7 +17,7 @@ import * as z from '../schemas/zod.js';
 import { reportOutputs, requireOutputs, requireOutputsApartFromInputs } from './input-files.js';
 import { untilInterrupted } from './interruptible.js';
 import type { CommandIo } from './io.js';
-import { withoutDecision } from './no-decision.js';
+import { settingsOrNoDecision, withoutDecision } from './no-decision.js';
 
 export const gateOptionsSchema = z.object({
   packageId: packageIdSchema,
@@ -71,10 +71,20 @@ async function gateOnce(options: GateOptions, context: GateContext): Promise<Gat
   requireOutputs(outputs);
   const caFile = options.client.caFile;
   requireOutputsApartFromInputs(outputs, caFile === undefined ? [] : [{ flag: '--ca-file', path: caFile }]);
-  const client = await ServiceClient.fromOptions(options.client, context.env, {
-    notice: (message) => context.stderr.write(`${message}\n`),
-    ...context.transport,
-  });
+  let client!: ServiceClient;
+  await settingsOrNoDecision(
+    async () => {
+      client = await ServiceClient.fromOptions(options.client, context.env, {
+        notice: (message) => context.stderr.write(`${message}\n`),
+        ...context.transport,
+      });
+    },
+    {
+      reports: options.reports,
+      about: { of: 'gate', packageId: options.packageId, minSeverity: options.minSeverity },
+      stderr: context.stderr,
+    },
+  );
   try {
     let outcome: GateOutcome;
     try {

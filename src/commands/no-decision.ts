@@ -68,3 +68,30 @@ export async function withoutDecision(
   }
   return advisoryWithoutDecision(error, options);
 }
+
+/**
+ * Settings checked once the report files are known to be writable (a missing input, TFGATE_API_KEY unset, a
+ * key file that does not exist): the error stands (exit 1), and each report file says why there is no
+ * decision, so a step that publishes it always (`if: always()`) never shows an earlier run's pass.
+ */
+export async function settingsOrNoDecision(
+  check: () => Promise<void>,
+  options: {
+    reports: readonly ReportTarget[];
+    about: NoDecisionAbout;
+    stderr: { write(chunk: string): unknown };
+  },
+): Promise<void> {
+  try {
+    await check();
+  } catch (error) {
+    if (isTfgateError(error)) {
+      await reportNoDecision(error, {
+        ...options,
+        advisory: false,
+        warn: (message) => options.stderr.write(`warning: ${message}\n`),
+      });
+    }
+    throw error;
+  }
+}
