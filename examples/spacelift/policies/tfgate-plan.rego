@@ -14,7 +14,11 @@ tfgate := input.third_party_metadata.custom.tfgate
 
 rank(severity) := i if severities[i] == severity
 
-blocking(finding) if rank(finding.severity) >= rank(tfgate.min_severity)
+# An acknowledged finding never blocks (tfgate lists it with its acknowledgement): it is a warning.
+blocking(finding) if {
+	rank(finding.severity) >= rank(tfgate.min_severity)
+	not finding.acknowledgement
+}
 
 deny contains "tfgate: no result for this plan (tfgate.custom.spacelift.json was not written by the after_plan hook); nothing is applied without a decision" if {
 	not input.third_party_metadata.custom.tfgate
@@ -48,5 +52,12 @@ deny contains sprintf("tfgate blocked the plan of package %s without naming a fi
 warn contains sprintf("tfgate %s (%s, below the threshold %s): %s", [f.rule, f.severity, tfgate.min_severity, f.message]) if {
 	readable
 	some f in tfgate.findings
+	not f.acknowledgement
 	not blocking(f)
+}
+
+warn contains sprintf("tfgate %s (%s, acknowledged by %v: %v): %s", [f.rule, f.severity, object.get(f.acknowledgement, "by", "?"), object.get(f.acknowledgement, "reason", "?"), f.message]) if {
+	readable
+	some f in tfgate.findings
+	f.acknowledgement
 }

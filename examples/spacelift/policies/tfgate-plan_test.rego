@@ -43,3 +43,16 @@ test_unreadable_result_denies if {
 test_block_without_findings_denies if {
 	count(spacelift.deny) == 1 with input as with_result({"package_id": "p", "decision": "block", "min_severity": "low", "findings": []})
 }
+
+test_acknowledged_finding_is_a_warning_not_a_reason_to_deny if {
+	acknowledged := object.union(finding("critical"), {"address": "aws_db_instance.ledger", "acknowledgement": {"by": "platform", "account": "default", "at": "2026-11-28T00:00:00Z", "reason": "planned migration"}})
+	result := {"package_id": "p", "decision": "block", "min_severity": "high", "findings": [finding("high"), acknowledged]}
+	denied := spacelift.deny with input as with_result(result)
+	count(denied) == 1
+	every message in denied {
+		not contains(message, "planned migration")
+	}
+	warned := spacelift.warn with input as with_result(result)
+	some warning in warned
+	contains(warning, "acknowledged by platform: planned migration")
+}
