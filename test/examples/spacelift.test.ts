@@ -102,7 +102,7 @@ describe('examples/spacelift configuration', () => {
   it('the plan policy passes its own tests with the real opa', async () => {
     const result = await execa('opa', ['test', join(EXAMPLE, 'policies'), '-v'], { reject: false });
     expect(result.exitCode, result.stdout + result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/PASS: 6\/6/);
+    expect(result.stdout).toMatch(/PASS: 7\/7/);
   });
 });
 
