@@ -19,6 +19,9 @@ import { storeErrorReply } from './store-errors.js';
 import { handleUi, isUiPath } from './ui/handler.js';
 import { SIGN_IN_THROTTLE } from './ui/sign-in.js';
 
+/** Wrong API keys an address may send at once, then one a second (sign-in allows 10, then one a minute). */
+export const API_KEY_FAILURES = { burst: 100, perMinute: 60, maxAddresses: 10_000 };
+
 export interface ServiceServer {
   server: Server;
   routes: readonly Route[];
@@ -140,6 +143,9 @@ export function createServiceServer(ctx: ServiceContext, version: string, server
     }
   };
   const signIns = new FailureThrottle({ ...SIGN_IN_THROTTLE, on: ctx.config.addressLimits === 'on' });
+  // Wrong API keys, counted by address as the dashboard's sign-ins are: guessing a key (an operator's short
+  // bootstrap key) went at ~1,600 tries a second. Looser than sign-in: many CI jobs share one NAT address.
+  const keyFailures = new FailureThrottle({ ...API_KEY_FAILURES, on: ctx.config.addressLimits === 'on' });
 
   async function dispatch(req: IncomingMessage, url: URL, log: Record<string, unknown>): Promise<Reply> {
     const found = match(compiled, req.method ?? 'GET', url.pathname);
@@ -166,12 +172,31 @@ export function createServiceServer(ctx: ServiceContext, version: string, server
     let pkg: PackageRecord | null = null;
     if (route.access) {
       const header = req.headers['x-api-key'];
+      const address = clientAddress(req.socket.remoteAddress);
+      // Refused before any key is looked up, a right one too: a locked-out address learns nothing.
+      const wait = keyFailures.retryAfter(address);
+      if (wait > 0) {
+        throw new ServiceError(
+          429,
+          'rate_limited',
+          `too many requests with a wrong API key from your address; retry after ${wait} s`,
+          { headers: { 'Retry-After': String(wait) } },
+        );
+      }
       // A malformed path parameter never reaches SQL: the key is looked up without it.
       const authenticated = await authenticate(
         ctx.store,
         Array.isArray(header) ? header[0] : header,
         invalidParameter ? undefined : params.package_id,
-      );
+      ).catch((error: unknown) => {
+        if (error instanceof ServiceError && error.status === 401 && keyFailures.fail(address)) {
+          ctx.log.warn('API key failures: address locked out', {
+            client_address: address,
+            retry_after_s: keyFailures.retryAfter(address),
+          });
+        }
+        throw error;
+      });
       log.account = authenticated.principal.account;
       log.key_id = authenticated.principal.keyId;
       takeKeyRequest(authenticated.principal.keyId);
