@@ -285,6 +285,9 @@ describe('bundle verification refuses', () => {
     expect(['scope_mismatch', 'bundle_package_mismatch']).toContain(error.code);
     expect(error.message).toContain('ledger');
     expect(error.hint).toMatch(/"ledger"/);
+    // check and the aspect have no --scope: the hint names what was signed and how to get the right bundle.
+    expect(error.hint).not.toContain('--scope');
+    expect(error.hint).toContain('tfgate bundle pull --package ledger');
   });
 
   it('an unsigned bundle, unless explicitly allowed', async () => {

@@ -254,7 +254,9 @@ async function verifySignature(
     refuse(
       'scope_mismatch',
       `scope mismatch: the signature's scope is ${JSON.stringify(payload.data.scope ?? '')}, expected ${JSON.stringify(expectedScope)}`,
-      `use the bundle signed for ${JSON.stringify(expectedScope)}, or verify with the scope it was signed for (--scope)`,
+      options.scope === undefined
+        ? `this bundle was signed for ${JSON.stringify(payload.data.scope ?? '')}: use the bundle of package ${JSON.stringify(expectedScope)} (tfgate bundle pull --package ${expectedScope}), or name the package it was built for`
+        : `use the bundle signed for ${JSON.stringify(expectedScope)}, or verify with the scope it was signed for (tfgate bundle verify --scope)`,
     );
   }
 
