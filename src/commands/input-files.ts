@@ -37,6 +37,17 @@ export async function requireFiles(files: readonly NamedFile[]): Promise<void> {
   }
 }
 
+/** A working directory the user named (--chdir): it must exist and be a directory, before terraform starts. */
+export function requireDirectory(flag: string, path: string): void {
+  const found = statSync(path, { throwIfNoEntry: false });
+  if (found?.isDirectory()) return;
+  throw new UsageError(
+    'directory_not_found',
+    `${flag} ${shownPath(path)} ${found ? 'is a file, not a directory' : 'does not exist'}`,
+    { hint: `give the directory of the Terraform configuration (relative paths start at ${process.cwd()})` },
+  );
+}
+
 /** A file a command will write, as the user named it. */
 export interface NamedOutput {
   /** What it is: "the sarif report", "the plan (--out)". */

@@ -169,6 +169,9 @@ describe('the built CLI', () => {
           ['apply', '--chdir', 'a\nb', ...route, '--', '-chdir=c'],
           'error: --chdir "a\\nb" and -chdir=c disagree',
         ],
+        // A working directory that is not there: the user's to fix (1), not terraform's failure (2).
+        [['apply', '--chdir', 'no\ndir', ...route], 'error: --chdir "no\\ndir" does not exist'],
+        [['plan', ...route, '--', '-chdir=gone'], 'error: -chdir gone does not exist'],
       ];
       writeFileSync(join(dir, 'd\nesign.yaml'), 'a: 1\na: 2\n');
       for (const [args, line] of cases) {

@@ -17,6 +17,7 @@ import {
 import {
   type NamedOutput,
   reportOutputs,
+  requireDirectory,
   requireOutputs,
   requireOutputsApartFromInputs,
 } from '../input-files.js';
@@ -111,6 +112,10 @@ export async function withSession<T>(
       (r) => r.path === undefined && r.format !== 'text' && r.format !== 'markdown',
     );
     const workingDirectory = cdktf?.workingDirectory ?? options.chdir ?? args.chdir;
+    // A directory that is not there is the user's to fix (exit 1), not terraform's failure (exit 2).
+    if (workingDirectory !== undefined && cdktf === undefined) {
+      requireDirectory(options.chdir !== undefined ? '--chdir' : '-chdir', workingDirectory);
+    }
     const { terraform, identified } = Terraform.launch({
       bin: command,
       chdir: workingDirectory,
