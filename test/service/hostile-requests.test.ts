@@ -93,6 +93,19 @@ describe('path parameters', () => {
 });
 
 describe('malformed request lines', () => {
+  it('an HTTP/1.1 request without a Host header is 400 with the contract error body (Node answered a bare 400)', async () => {
+    const answer = await rawRequest(
+      svc.baseUrl,
+      Buffer.from('GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n'),
+    );
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answer).toMatch(/\r\nx-request-id: /i);
+    expect(answer).toContain('{"error":{"code":"invalid_request","message":"the request has no Host header');
+    // HTTP/1.0 has no Host header to require.
+    const old = await rawRequest(svc.baseUrl, Buffer.from('GET /healthz HTTP/1.0\r\n\r\n'));
+    expect(old).toMatch(/^HTTP\/1\.1 200 /);
+  });
+
   it('an unparseable absolute-form target is 400, and the service keeps serving', async () => {
     const answer = await rawRequest(
       svc.baseUrl,

@@ -73,7 +73,12 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
  * a store is created), and createServiceServer attaches the service to it.
  */
 export function createHttpServer(config: { requestTimeout: number }): Server {
-  return createServer({ requestTimeout: config.requestTimeout, keepAliveTimeout: 5000 });
+  // requireHostHeader off: Node's own check answered a bare 400 with no body; handle() refuses it instead.
+  return createServer({
+    requestTimeout: config.requestTimeout,
+    keepAliveTimeout: 5000,
+    requireHostHeader: false,
+  });
 }
 
 export function createServiceServer(ctx: ServiceContext, version: string, server: Server): ServiceServer {
@@ -286,6 +291,13 @@ export function createServiceServer(ctx: ServiceContext, version: string, server
       // rather than throw out of the request handler (which took the whole process down).
       const url = requestUrl(req.url);
       log.path = url.pathname;
+      if (req.httpVersionMajor === 1 && req.httpVersionMinor === 1 && req.headers.host === undefined) {
+        throw new ServiceError(
+          400,
+          'invalid_request',
+          'the request has no Host header, which HTTP/1.1 requires: send Host with the service address',
+        );
+      }
       reply = isUiPath(url.pathname)
         ? await handleUi(ctx, req, url, takeKeyRequest, signIns)
         : await dispatch(req, url, log);
