@@ -289,9 +289,19 @@ export class ServiceTransport {
     const detail = this.redact(`${(error as Error).message ?? String(error)}${code ? ` (${code})` : ''}`);
     const tls = isTlsError(code);
     const afterTries = attempts > 1 ? ` after ${attempts} attempts` : '';
-    const message = `could not reach the tfgate service at ${this.baseUrl} for the ${spec.operation}${afterTries}: ${detail}`;
+    // Reached, but no answer in time: said as that, with the setting that bounds it (not as unreachable).
+    const timedOut = code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
+    const message = timedOut
+      ? `the tfgate service at ${this.baseUrl} ${this.#failedAttempt(code)} for the ${spec.operation}${afterTries}`
+      : `could not reach the tfgate service at ${this.baseUrl} for the ${spec.operation}${afterTries}: ${detail}`;
     let hint: string;
-    if (tls) {
+    if (timedOut) {
+      const setting =
+        code === 'UND_ERR_BODY_TIMEOUT'
+          ? `TFGATE_BODY_TIMEOUT_MS (now ${duration(this.#config.bodyTimeoutMs)})`
+          : `TFGATE_HEADERS_TIMEOUT_MS (now ${duration(this.#config.headersTimeoutMs)})`;
+      hint = `the service took the request and did not answer in time: if it needs longer (a --refresh reads the state backend), raise --timeout <seconds> or ${setting}; else check the service's health. Nothing was applied (fail closed).`;
+    } else if (tls) {
       hint =
         "the service's certificate is not trusted: pass its CA with --ca-file <pem> or NODE_EXTRA_CA_CERTS. Nothing was applied.";
     } else if (notRetriedBecauseOneShot && spec.retry !== false) {

@@ -116,7 +116,14 @@ describe('retries (fault fakes)', () => {
     const error = await failure(client.gate('payments', { minSeverity: 'high' }));
     expect(server.requests).toHaveLength(2);
     expect(error.exitCode).toBe(4);
-    expect(error.message).toMatch(/UND_ERR_HEADERS_TIMEOUT/);
+    // Said as what happened, in plain words: reached, no answer in time; and which setting bounds it.
+    expect(error.message).toBe(
+      `the tfgate service at ${server.baseUrl} did not answer within 200 ms for the gate after 2 attempts`,
+    );
+    expect(error.hint).toMatch(
+      /^the service took the request and did not answer in time: .*raise --timeout <seconds> or TFGATE_HEADERS_TIMEOUT_MS \(now 200 ms\)/,
+    );
+    expect(error.hint).not.toMatch(/HTTPS_PROXY/);
   });
 });
 
