@@ -1,4 +1,5 @@
 // GitHub Actions workflow commands (::error title=…::…), added to a run when GITHUB_ACTIONS=true.
+import { SEVERITIES, type Severity } from '../model/index.js';
 import { rootsDecisionLine, rootsViewOf } from './roots.js';
 import type { AnyReportSubject, RootsReport } from './subject.js';
 import { terminalSafeLines } from './terminal-safe.js';
@@ -35,6 +36,8 @@ interface Annotation {
   where?: string;
   title: string;
   message: string;
+  /** A finding's severity, to annotate the most severe first. */
+  severity?: Severity;
 }
 
 export function renderGithubAnnotations(subject: AnyReportSubject): string {
@@ -48,7 +51,7 @@ export function renderGithubAnnotations(subject: AnyReportSubject): string {
     title: `tfgate ${view.label}`,
     message: decisionLine(view),
   };
-  return withinBudget([summary], findingAnnotations(view, ''));
+  return withinBudget([summary], mostSevereFirst(findingAnnotations(view, '')));
 }
 
 /** Many plans: the combined decision and every root without a decision first, then the roots' findings. */
@@ -68,7 +71,9 @@ function rootsAnnotations(report: RootsReport): string {
   }
   return withinBudget(
     first,
-    v.roots.flatMap((root) => (root.view ? findingAnnotations(root.view, `${root.root}: `) : [])),
+    mostSevereFirst(
+      v.roots.flatMap((root) => (root.view ? findingAnnotations(root.view, `${root.root}: `) : [])),
+    ),
   );
 }
 
@@ -111,6 +116,18 @@ function withinBudget(first: readonly Annotation[], findings: readonly Annotatio
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * Within the budget of a level, critical findings before high ones, and so on (a stable sort: the report's
+ * order otherwise): 17 high creations listed first had left every critical destruction "not annotated".
+ */
+function mostSevereFirst(annotations: Annotation[]): Annotation[] {
+  const rank = (a: Annotation) => -SEVERITIES.indexOf(a.severity ?? 'low');
+  return annotations
+    .map((a, i) => ({ a, i }))
+    .sort((x, y) => rank(x.a) - rank(y.a) || x.i - y.i)
+    .map(({ a }) => a);
+}
+
 function line(a: Annotation): string {
   return `::${a.level} ${a.where ?? ''}title=${escapeProperty(a.title)}::${escapeData(a.message)}`;
 }
@@ -131,6 +148,7 @@ function findingAnnotations(view: ReportView, prefix: string): Annotation[] {
       level,
       where,
       title: `tfgate ${r.rule} (${r.severity})`,
+      severity: r.severity,
       message: `${prefix}${r.address}: ${r.why}`,
     });
   }

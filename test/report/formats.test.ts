@@ -140,7 +140,9 @@ describe('github annotations', () => {
     const lines = out.trim().split('\n');
     expect(lines).toHaveLength(3);
     expect(lines[0]).toMatch(/^::error title=tfgate plan evaluation::FAIL: 2 failures/);
-    expect(lines[1]).toBe(
+    // The critical destruction first, then the high creation.
+    expect(lines[1]).toMatch(/^::error title=tfgate capability_dependency_destroyed \(critical\)::/);
+    expect(lines[2]).toBe(
       '::error title=tfgate unsanctioned_creation (high)::aws_sqs_queue.jobs: line one%0Aline two: 100%25',
     );
   });
@@ -167,13 +169,33 @@ describe('github annotations', () => {
     expect(exact.join('\n')).not.toContain('more findings');
   });
 
+  it('annotates the most severe findings first within a level (critical destructions before high creations)', () => {
+    const base = evaluation().findings[0]!;
+    const high = Array.from({ length: 17 }, (_, i) => ({ ...base, id: `h-${i}`, address: `q.high${i}` }));
+    const critical = Array.from({ length: 16 }, (_, i) => ({
+      ...base,
+      id: `c-${i}`,
+      rule: 'capability_dependency_destroyed' as const,
+      severity: 'critical' as const,
+      address: `db.critical${i}`,
+    }));
+    const lines = renderGithubAnnotations({
+      kind: 'evaluation',
+      result: evaluation({ findings: [...high, ...critical] }),
+    })
+      .trim()
+      .split('\n');
+    const shown = lines.slice(1, 9).map((l) => /::([a-z]+\.[a-z]+\d+):/.exec(l)?.[1]);
+    expect(shown).toEqual(Array.from({ length: 8 }, (_, i) => `db.critical${i}`));
+  });
+
   it('shows control and bidirectional characters from a plan as \\u escapes; a line break stays %0A', () => {
     const result = evaluation();
     result.findings[0]!.address = 'aws_sqs_queue.q["\u001b[31m\u202e\r"]';
     result.findings[0]!.message = 'a\r\nb';
     const lines = renderGithubAnnotations({ kind: 'evaluation', result }).trim().split('\n');
     expect(lines).toHaveLength(3);
-    expect(lines[1]).toBe(
+    expect(lines[2]).toBe(
       '::error title=tfgate unsanctioned_creation (high)::aws_sqs_queue.q["\\u001b[31m\\u202e\\u000d"]: a%0Ab',
     );
   });
