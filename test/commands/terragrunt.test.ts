@@ -177,11 +177,14 @@ describe('a signal during tfgate apply --terraform-bin terragrunt', () => {
     'stops the %s terragrunt runs (the whole process group is signalled): exit 2, the provisioner cut short',
     async (name, binary) => {
       const unit = join(stack(`signal-${name}`), 'network');
-      // The provisioner leaves a mark if it runs to its end: then nothing stopped it.
+      // The provisioner leaves a mark if it runs to its end: then nothing stopped it. It marks its start too:
+      // signalled before its command runs (the line below printed, the shell not yet started, as under load),
+      // terraform stops before the command, and the test would prove nothing about the process group.
       const mark = join(unit, 'provisioned');
+      const started = join(unit, 'started');
       writeFileSync(
         join(unit, 'main.tf'),
-        `resource "terraform_data" "slow" {\n  provisioner "local-exec" {\n    command = "sleep 10 && touch ${mark}"\n  }\n}\n`,
+        `resource "terraform_data" "slow" {\n  provisioner "local-exec" {\n    command = "touch ${started} && sleep 10 && touch ${mark}"\n  }\n}\n`,
       );
       // The slow resource is of a sanctioned kind, so the plan passes and its apply starts.
       const child = execa(
@@ -204,6 +207,9 @@ describe('a signal during tfgate apply --terraform-bin terragrunt', () => {
         },
       );
       await printed(child, "Provisioning with 'local-exec'", 90_000);
+      const deadline = Date.now() + 30_000;
+      while (!existsSync(started) && Date.now() < deadline) await new Promise((wait) => setTimeout(wait, 50));
+      expect(existsSync(started), 'the provisioner command never started').toBe(true);
       child.kill('SIGINT');
       const result = await child;
       const all = String(result.all);
