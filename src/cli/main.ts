@@ -9,7 +9,7 @@ import {
   InterruptedError,
   type InterruptSignal,
 } from '../errors/index.js';
-import { terminalSafeLines } from '../report/terminal-safe.js';
+import { terminalSafeError } from '../report/terminal-safe.js';
 import { recordedExitCode } from './exit-code.js';
 import { explainMissingOptions } from './missing-options.js';
 import { buildProgram } from './program.js';
@@ -31,8 +31,7 @@ async function main(argv: string[]): Promise<number> {
     if (isCommanderExit(error)) return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
     const explained = explainMissingOptions(error, running);
     // A message may quote a path, a key or a service's words: its control characters are shown, not obeyed.
-    // No line of it may be a GitHub Actions workflow command ("::error::…"): only tfgate's annotations are.
-    process.stderr.write(`${terminalSafeLines(formatError(explained)).replace(/^::/gm, ' ::')}\n`);
+    process.stderr.write(`${terminalSafeError(formatError(explained))}\n`);
     if (explained instanceof InterruptedError) {
       // As `check` and `gate` end on the signal: killed by it (the shell's 130 for SIGINT, 143 for SIGTERM,
       // 129 for SIGHUP).

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { terminalSafeLines } from '../report/terminal-safe.js';
+import { terminalSafeError } from '../report/terminal-safe.js';
 import { COMMAND_REGISTRATIONS } from './commands/index.js';
 import { refuseRepeatedOptions } from './options.js';
 import { explainExcessArguments, pointToHelpAfterErrors } from './usage-errors.js';
@@ -22,7 +22,7 @@ export function buildProgram(argv?: readonly string[]): Command {
       writeOut: (s) => process.stdout.write(s),
       // commander's errors quote what was typed ("unknown option '--x'"): its control characters are shown,
       // not obeyed, as in every other message. Subcommands share this configuration.
-      outputError: (s, write) => write(terminalSafeLines(s)),
+      outputError: (s, write) => write(terminalSafeError(s)),
     });
   const running = COMMAND_REGISTRATIONS.find((command) => command.name === argv?.[2]);
   for (const { register } of running ? [running] : COMMAND_REGISTRATIONS) register(program);

@@ -16,6 +16,15 @@ export function terminalSafeLines(text: string): string {
   return text.split(/\r?\n/).map(terminalSafe).join('\n');
 }
 
+/**
+ * An error for stderr: terminal-safe, and no line of it a GitHub Actions workflow command ("::error::…", a
+ * quoted option or path holding a line break): on a CI log only tfgate's own annotations are. For tfgate's
+ * errors and commander's alike.
+ */
+export function terminalSafeError(text: string): string {
+  return terminalSafeLines(text).replace(/^::/gm, ' ::');
+}
+
 /** As terminalSafe, but for HTML: tabs and line breaks stay, since there they are only whitespace. */
 export function htmlSafeControls(text: string): string {
   return text.replace(UNSAFE, (c) => (c === '\t' || c === '\n' || c === '\r' ? c : visibleEscape(c)));

@@ -197,6 +197,16 @@ describe('the built CLI', () => {
     expect(`${option.stderr}${command.stderr}`.includes('\u001b')).toBe(false);
   });
 
+  it("no line of commander's own errors is a workflow command, when what they quote holds a line break", async () => {
+    const option = await runCli(['check', '--x\n::error::forged']);
+    const command = await runCli(['chk\n::error::forged']);
+    for (const result of [option, command]) {
+      expect(result.exitCode).toBe(1);
+      expect(result.stderr).not.toMatch(/^::/m);
+      expect(result.stderr).toContain('\n ::error::forged');
+    }
+  });
+
   it('points an unknown command at the list of commands', async () => {
     const result = await runCli(['chek']);
     expect(result.exitCode).toBe(1);
