@@ -18,7 +18,7 @@ import {
 import { reportOutputs, requireFiles, requireOutputs, requireOutputsApartFromInputs } from './input-files.js';
 import { untilInterrupted } from './interruptible.js';
 import type { CommandIo } from './io.js';
-import { settingsOrNoDecision, withoutDecision } from './no-decision.js';
+import { type NoDecisionAbout, settingsOrNoDecision, withoutDecision } from './no-decision.js';
 import { evaluatePlan, type PipelineOutcome } from './pipeline.js';
 import { planInputSchema, planSource } from './plan-input.js';
 import { checkRoute, openEvaluator, routeFiles, routeSchema } from './route.js';
@@ -71,11 +71,6 @@ export async function runCheck(
   options: CheckOptions | CheckManyOptions,
   context: CheckContext,
 ): Promise<PipelineOutcome | CheckManyOutcome> {
-  const about = {
-    of: 'evaluation' as const,
-    ...('route' in options && options.route?.packageId ? { packageId: options.route.packageId } : {}),
-    minSeverity: options.minSeverity,
-  };
   return untilInterrupted(
     async (interrupted) => {
       const run = { ...context, interrupted };
@@ -83,8 +78,19 @@ export async function runCheck(
       if (await namesManyPlans(options.plan.path)) return runCheckMany(manyFromOne(options), run);
       return runCheckOne(options, run);
     },
-    { during: 'the evaluation', reports: options.reports, about, stderr: context.stderr },
+    {
+      during: 'the evaluation',
+      reports: options.reports,
+      about: evaluationAbout(options),
+      stderr: context.stderr,
+    },
   );
+}
+
+/** What a check without a decision was to decide, for its reports: the route's package, if it names one. */
+function evaluationAbout(options: CheckOptions | CheckManyOptions): NoDecisionAbout {
+  const packageId = options.route?.packageId;
+  return { of: 'evaluation', ...(packageId ? { packageId } : {}), minSeverity: options.minSeverity };
 }
 
 /** A directory or a glob names a set of plans, even when it holds one: the report's shape follows the input. */
@@ -129,27 +135,19 @@ async function runCheckOne(options: CheckOptions, context: CheckContext): Promis
   const outputs = reportOutputs(options.reports);
   requireOutputs(outputs);
   requireOutputsApartFromInputs(outputs, [...inputs, ...routeFiles(options.route)]);
-  await settingsOrNoDecision(
-    async () => {
-      await requireFiles(inputs);
-      await checkRoute(options.route, context.env);
-    },
-    {
-      reports: options.reports,
-      about: { of: 'evaluation', packageId: options.route.packageId, minSeverity: options.minSeverity },
-      stderr: context.stderr,
-    },
-  );
+  const target = { reports: options.reports, about: evaluationAbout(options), stderr: context.stderr };
+  await settingsOrNoDecision(async () => {
+    await requireFiles(inputs);
+    await checkRoute(options.route, context.env);
+  }, target);
   const reports = options.customPolicyCheck ? await policyCheckReports(options.reports) : options.reports;
   // No decision (a bad bundle, an unreadable plan): the report files say so; advisory mode notes it loudly
   // and exits 0.
   const undecided = (error: unknown): Promise<PipelineOutcome> =>
-    withoutDecision(error, {
-      advisory: options.advisory,
-      stderr: context.stderr,
-      reports,
-      about: { of: 'evaluation', packageId: options.route.packageId, minSeverity: options.minSeverity },
-    }).then((exitCode) => ({ result: undefined, exitCode }));
+    withoutDecision(error, { ...target, reports, advisory: options.advisory }).then((exitCode) => ({
+      result: undefined,
+      exitCode,
+    }));
   let evaluator: PlanEvaluator;
   let source: PlanSource;
   let approved: ApprovedFindings | undefined;

@@ -17,7 +17,7 @@ import * as z from '../schemas/zod.js';
 import { reportOutputs, requireOutputs, requireOutputsApartFromInputs } from './input-files.js';
 import { untilInterrupted } from './interruptible.js';
 import type { CommandIo } from './io.js';
-import { settingsOrNoDecision, withoutDecision } from './no-decision.js';
+import { type NoDecisionTarget, settingsOrNoDecision, withoutDecision } from './no-decision.js';
 
 export const gateOptionsSchema = z.object({
   packageId: packageIdSchema,
@@ -57,33 +57,34 @@ async function designArtifact(file: string): Promise<{ fallbackFile?: string }> 
 }
 
 export async function runGate(options: GateOptions, context: GateContext): Promise<GateCommandOutcome> {
-  return untilInterrupted((interrupted) => gateOnce(options, { ...context, interrupted }), {
-    during: 'the gate call',
+  const target: NoDecisionTarget = {
     reports: options.reports,
     about: { of: 'gate', packageId: options.packageId, minSeverity: options.minSeverity },
     stderr: context.stderr,
+  };
+  return untilInterrupted((interrupted) => gateOnce(options, { ...context, interrupted }, target), {
+    ...target,
+    during: 'the gate call',
   });
 }
 
-async function gateOnce(options: GateOptions, context: GateContext): Promise<GateCommandOutcome> {
+async function gateOnce(
+  options: GateOptions,
+  context: GateContext,
+  target: NoDecisionTarget,
+): Promise<GateCommandOutcome> {
   // Where the reports go, before the service is asked: a decision is never lost to a path that cannot be written.
   const outputs = reportOutputs(options.reports);
   requireOutputs(outputs);
   const caFile = options.client.caFile;
   requireOutputsApartFromInputs(outputs, caFile === undefined ? [] : [{ flag: '--ca-file', path: caFile }]);
-  let client!: ServiceClient;
-  await settingsOrNoDecision(
-    async () => {
-      client = await ServiceClient.fromOptions(options.client, context.env, {
+  const client = await settingsOrNoDecision(
+    () =>
+      ServiceClient.fromOptions(options.client, context.env, {
         notice: (message) => context.stderr.write(`${message}\n`),
         ...context.transport,
-      });
-    },
-    {
-      reports: options.reports,
-      about: { of: 'gate', packageId: options.packageId, minSeverity: options.minSeverity },
-      stderr: context.stderr,
-    },
+      }),
+    target,
   );
   try {
     let outcome: GateOutcome;
@@ -95,12 +96,7 @@ async function gateOnce(options: GateOptions, context: GateContext): Promise<Gat
     } catch (error) {
       // No decision (service unreachable, an answer it cannot decide from, a timeout): the report files say
       // so; advisory mode notes it and exits 0.
-      const exitCode = await withoutDecision(error, {
-        advisory: options.advisory,
-        stderr: context.stderr,
-        reports: options.reports,
-        about: { of: 'gate', packageId: options.packageId, minSeverity: options.minSeverity },
-      });
+      const exitCode = await withoutDecision(error, { ...target, advisory: options.advisory });
       return { result: undefined, exitCode };
     }
     const subject: ReportSubject = {

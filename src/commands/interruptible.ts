@@ -2,16 +2,12 @@
 // every report file saying so, then tfgate ends by the signal (src/cli/main.ts). Without it the signal
 // killed tfgate at once and left an earlier run's report, which a CI step could publish as this run's pass.
 import { InterruptedError } from '../errors/index.js';
-import type { ReportTarget } from '../report/targets.js';
 import { SignalGuard } from '../terraform/signals.js';
-import { type NoDecisionAbout, reportNoDecision } from './no-decision.js';
+import { type NoDecisionTarget, reportAndThrow } from './no-decision.js';
 
-export interface InterruptibleOptions {
+export interface InterruptibleOptions extends NoDecisionTarget {
   /** What was under way, for the message: "the evaluation", "the gate call". */
   during: string;
-  reports: readonly ReportTarget[];
-  about: NoDecisionAbout;
-  stderr: { write(chunk: string): unknown };
 }
 
 /**
@@ -43,14 +39,7 @@ export async function untilInterrupted<T>(
   try {
     return await Promise.race([work(() => interruption), stopped]);
   } catch (error) {
-    if (interruption && error === interruption) {
-      await reportNoDecision(interruption, {
-        reports: options.reports,
-        about: options.about,
-        advisory: false,
-        warn: (message) => options.stderr.write(`warning: ${message}\n`),
-      });
-    }
+    if (interruption && error === interruption) return await reportAndThrow(interruption, options);
     throw error;
   } finally {
     guard.dispose();

@@ -43,6 +43,17 @@ export async function reportNoDecision(
   }
 }
 
+/** Where a run without a decision is reported: the report files, what was to be decided, stderr for warnings. */
+export interface NoDecisionTarget {
+  reports: readonly ReportTarget[];
+  about: NoDecisionAbout;
+  stderr: { write(chunk: string): unknown };
+}
+
+function warnOn(stderr: NoDecisionTarget['stderr']): (message: string) => void {
+  return (message) => stderr.write(`warning: ${message}\n`);
+}
+
 /**
  * No decision was reached: the report files say why (a missing decision, exit 4, or a failure that ended the
  * run first: terraform's, a plan that cannot be read, exit 2), so none keeps an earlier run's result. Then, in
@@ -51,22 +62,27 @@ export async function reportNoDecision(
  */
 export async function withoutDecision(
   error: unknown,
-  options: {
-    advisory: boolean;
-    stderr: { write(chunk: string): unknown };
-    consequence?: AdvisoryConsequence;
-    reports: readonly ReportTarget[];
-    about: NoDecisionAbout;
-  },
+  options: NoDecisionTarget & { advisory: boolean; consequence?: AdvisoryConsequence },
 ): Promise<typeof ExitCode.ok> {
   if (isTfgateError(error)) {
     await reportNoDecision(error, {
       ...options,
       advisory: options.advisory && isNoDecision(error),
-      warn: (message) => options.stderr.write(`warning: ${message}\n`),
+      warn: warnOn(options.stderr),
     });
   }
   return advisoryWithoutDecision(error, options);
+}
+
+/**
+ * The report files say why there is no decision, advisory or not, and the error stands: for what ends a run
+ * whatever the mode (a setting found wrong, an interrupt).
+ */
+export async function reportAndThrow(error: unknown, target: NoDecisionTarget): Promise<never> {
+  if (isTfgateError(error)) {
+    await reportNoDecision(error, { ...target, advisory: false, warn: warnOn(target.stderr) });
+  }
+  throw error;
 }
 
 /**
@@ -74,24 +90,6 @@ export async function withoutDecision(
  * key file that does not exist): the error stands (exit 1), and each report file says why there is no
  * decision, so a step that publishes it always (`if: always()`) never shows an earlier run's pass.
  */
-export async function settingsOrNoDecision(
-  check: () => Promise<void>,
-  options: {
-    reports: readonly ReportTarget[];
-    about: NoDecisionAbout;
-    stderr: { write(chunk: string): unknown };
-  },
-): Promise<void> {
-  try {
-    await check();
-  } catch (error) {
-    if (isTfgateError(error)) {
-      await reportNoDecision(error, {
-        ...options,
-        advisory: false,
-        warn: (message) => options.stderr.write(`warning: ${message}\n`),
-      });
-    }
-    throw error;
-  }
+export function settingsOrNoDecision<T>(check: () => Promise<T>, target: NoDecisionTarget): Promise<T> {
+  return check().catch((error: unknown) => reportAndThrow(error, target));
 }
