@@ -17,38 +17,31 @@ function tempPath(path: string): string {
   return join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
 }
 
-/** Put `temp` in place of `path` with `fill`; on any failure remove it and throw a UsageError naming `path`. */
+/**
+ * Put `temp` in place of `path` with `fill`; on any failure remove it and throw a UsageError naming `path`.
+ * A device or a pipe (/dev/null, /dev/stdout, a FIFO a step reads) is written into with `direct`, never
+ * replaced: a rename over it put a regular file in its place (run as root, `--report json=/dev/null`
+ * replaced /dev/null).
+ */
 async function replaceAtomically(
   path: string,
   failure: WriteFailure,
   fill: (temp: string) => Promise<void>,
   direct: () => Promise<void>,
 ): Promise<void> {
-  // A device or a pipe (/dev/null, /dev/stdout, a FIFO a step reads) is written into, never replaced: a
-  // rename over it put a regular file in its place (run as root, `--report json=/dev/null` replaced /dev/null).
-  if (await isSpecialFile(path)) {
-    try {
-      await direct();
-    } catch (error) {
-      throw new UsageError(
-        failure.code,
-        `could not write ${failure.what} ${path}: ${(error as Error).message}`,
-        {
-          hint: failure.hint,
-          cause: error,
-        },
-      );
-    }
-    return;
-  }
-  const temp = tempPath(path);
+  const temp = (await isSpecialFile(path)) ? undefined : tempPath(path);
   try {
-    await fill(temp);
-    await rename(temp, path);
+    if (temp === undefined) {
+      await direct();
+    } else {
+      await fill(temp);
+      await rename(temp, path);
+    }
   } catch (error) {
-    await rm(temp, { force: true });
+    if (temp !== undefined) await rm(temp, { force: true });
     // Name the file the user asked for, not the temporary one.
-    const reason = String((error as Error).message).replaceAll(temp, path);
+    const message = String((error as Error).message);
+    const reason = temp === undefined ? message : message.replaceAll(temp, path);
     throw new UsageError(failure.code, `could not write ${failure.what} ${path}: ${reason}`, {
       hint: failure.hint,
       cause: error,
