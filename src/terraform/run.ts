@@ -3,7 +3,7 @@ import { TerraformError } from '../errors/index.js';
 import { signalsGroup, type TerraformBinary } from './binary.js';
 import { explainFailure, type TerraformStep } from './failures.js';
 import { describeProcessFailure, spawnProcess } from './process.js';
-import type { SignalGuard } from './signals.js';
+import type { Killable, SignalGuard } from './signals.js';
 
 /** Enough of stderr to find terraform's "Error:" block; everything was already shown live. */
 const STDERR_TAIL_BYTES = 64 * 1024;
@@ -17,6 +17,14 @@ export interface RunContext {
   stdout: 'stdout' | 'stderr';
   guard: SignalGuard | undefined;
   onSpawn?: ((step: TerraformStep) => void) | undefined;
+}
+
+/**
+ * Forward tfgate's signals to a terraform process it spawned, until the returned function untracks it: to
+ * its whole process group for a wrapper (signalsGroup), to the process alone for terraform and tofu.
+ */
+export function trackSignals(context: Pick<RunContext, 'binary' | 'guard'>, child: Killable): () => void {
+  return context.guard?.track(child, { group: signalsGroup(context.binary) }) ?? (() => {});
 }
 
 export interface RunOutcome {
@@ -48,7 +56,7 @@ export async function runLive(context: RunContext, step: TerraformStep, args: st
     stderr: 'pipe',
     detached: true,
   });
-  const untrack = context.guard?.track(child, { group: signalsGroup(context.binary) }) ?? (() => {});
+  const untrack = trackSignals(context, child);
   context.onSpawn?.(step);
   let tail = '';
   child.stderr?.on('data', (chunk: Buffer) => {

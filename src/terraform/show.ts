@@ -3,10 +3,9 @@
 // state the same way (`tfgate state push` asks it whether a state exists when show printed none).
 import { PassThrough, type Readable } from 'node:stream';
 import type { PlanSource } from '../plan/index.js';
-import { signalsGroup } from './binary.js';
 import { explainFailure, type TerraformStep } from './failures.js';
 import { spawnProcess } from './process.js';
-import { globalArgs, type RunContext, terraformEnv } from './run.js';
+import { globalArgs, type RunContext, terraformEnv, trackSignals } from './run.js';
 
 /**
  * Each open() spawns a fresh `show -json`, so a retried upload re-streams from the plan file. The stream
@@ -53,7 +52,7 @@ function outputSource(
         buffer: { stderr: true },
         detached: true,
       });
-      const untrack = context.guard?.track(child, { group: signalsGroup(context.binary) }) ?? (() => {});
+      const untrack = trackSignals(context, child);
       const output = new PassThrough();
       let finished = false;
       child.stdout?.pipe(output, { end: false });

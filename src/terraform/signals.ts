@@ -4,7 +4,7 @@
 export const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 export type ForwardedSignal = (typeof FORWARDED_SIGNALS)[number];
 
-interface Killable {
+export interface Killable {
   readonly pid?: number | undefined;
   kill(signal: NodeJS.Signals): boolean;
 }
@@ -25,7 +25,7 @@ const SENT: Readonly<Record<ForwardedSignal, NodeJS.Signals>> = {
  * the tofu it runs must stop too. terraform and tofu themselves get it alone, once (measured: signalled as a
  * group, terraform now and then counted two interrupts and exited at once, its lock held).
  */
-function signalGroup(child: Killable, signal: NodeJS.Signals, group: boolean): void {
+function signalChild(child: Killable, signal: NodeJS.Signals, group: boolean): void {
   if (group && child.pid !== undefined) {
     try {
       process.kill(-child.pid, signal);
@@ -79,7 +79,7 @@ export class SignalGuard {
 
   /** Send a signal to the tracked children on tfgate's own account (e.g. stop a plan whose policy failed). */
   forward(signal: ForwardedSignal): void {
-    for (const [child, group] of this.#children) signalGroup(child, SENT[signal], group);
+    for (const [child, group] of this.#children) signalChild(child, SENT[signal], group);
   }
 
   dispose(): void {
@@ -91,7 +91,7 @@ export class SignalGuard {
 
   #onSignal(signal: ForwardedSignal): void {
     this.#received ??= signal;
-    for (const [child, group] of this.#children) signalGroup(child, SENT[signal], group);
+    for (const [child, group] of this.#children) signalChild(child, SENT[signal], group);
     for (const callback of this.#callbacks) callback(signal);
   }
 }
