@@ -18,6 +18,7 @@ import {
   type ManagementContext,
   manage,
   packageRefusals,
+  type Refusal,
   serviceConnectionSchema,
   withService,
 } from './management.js';
@@ -201,6 +202,16 @@ export async function findingsList(
   });
 }
 
+/** The 404 of a finding id the package does not have, pointing at the list of findings in `status`. */
+function findingNotFound(packageId: string, findingId: string, status: 'open' | 'acknowledged'): Refusal {
+  return {
+    status: 404,
+    serviceCode: 'finding_not_found',
+    message: `package ${packageId} has no finding ${findingId}`,
+    hint: `list its findings with: tfgate findings list --package ${packageId} --status ${status}`,
+  };
+}
+
 export async function findingsAck(
   options: FindingsAckOptions,
   context: ManagementContext,
@@ -222,12 +233,7 @@ export async function findingsAck(
       schema: driftFindingSchema,
     },
     [
-      {
-        status: 404,
-        serviceCode: 'finding_not_found',
-        message: `package ${packageId} has no finding ${findingId}`,
-        hint: `list its findings with: tfgate findings list --package ${packageId} --status open`,
-      },
+      findingNotFound(packageId, findingId, 'open'),
       {
         status: 409,
         serviceCode: 'finding_resolved',
@@ -265,8 +271,7 @@ export async function planFindingAck(
   return withoutAbsentExpiry(acknowledgement);
 }
 
-/** `tfgate findings revoke --plan-finding <rule>:<address>`: the acknowledgement stops holding at once. */
-/** Revoke a drift finding's acknowledgement: open again at once, audited. */
+/** `tfgate findings revoke <finding-id>`: the drift finding's acknowledgement ends; it is open again at once. */
 export async function findingsRevoke(
   options: FindingsRevokeOptions,
   context: ManagementContext,
@@ -287,12 +292,7 @@ export async function findingsRevoke(
       schema: driftFindingSchema,
     },
     [
-      {
-        status: 404,
-        serviceCode: 'finding_not_found',
-        message: `package ${packageId} has no finding ${findingId}`,
-        hint: `list its findings with: tfgate findings list --package ${packageId} --status acknowledged`,
-      },
+      findingNotFound(packageId, findingId, 'acknowledged'),
       {
         status: 409,
         serviceCode: 'finding_not_acknowledged',
@@ -304,6 +304,7 @@ export async function findingsRevoke(
   );
 }
 
+/** `tfgate findings revoke --plan-finding <rule>:<address>`: the acknowledgement stops holding at once. */
 export async function planFindingRevoke(
   options: PlanRevokeOptions,
   context: ManagementContext,

@@ -99,17 +99,7 @@ export class FindingRepository {
         [pkg.pk, findingId],
       );
       await insertAudit(tx, [
-        packageEntry(principal, pkg, 'finding_acknowledgement_revoked', {
-          finding_id: findingId,
-          rule: finding.rule,
-          severity: finding.severity,
-          address: finding.address,
-          reason: finding.ack_reason,
-          acknowledged_by: finding.ack_by,
-          acknowledged_account: finding.ack_account,
-          acknowledged_at: iso(finding.ack_at),
-          ...(finding.ack_expires_at === null ? {} : { expires_at: iso(finding.ack_expires_at) }),
-        }),
+        packageEntry(principal, pkg, 'finding_acknowledgement_revoked', endedAcknowledgement(finding)),
       ]);
       return toFinding(updated[0]!);
     });
@@ -134,19 +124,7 @@ export class FindingRepository {
         await insertAudit(
           tx,
           rows.map((row) =>
-            expiryEntry(pkg, row.ack_by, {
-              finding_id: row.id,
-              rule: row.rule,
-              severity: row.severity,
-              address: row.address,
-              reason: row.ack_reason,
-              acknowledged_by: row.ack_by,
-              acknowledged_account: row.ack_account,
-              acknowledged_at: iso(row.ack_at),
-              expires_at: iso(row.ack_expires_at),
-              observed_at: now,
-              kind: 'drift',
-            }),
+            expiryEntry(pkg, row.ack_by, { ...endedAcknowledgement(row), observed_at: now, kind: 'drift' }),
           ),
         );
       }
@@ -169,4 +147,19 @@ async function lockedFinding(tx: SqlExecutor, pkg: PackageRecord, findingId: str
     );
   }
   return finding;
+}
+
+/** An acknowledgement that ended (revoked, expired), as its audit row records it: the finding and who said why. */
+function endedAcknowledgement(row: FindingRow): Record<string, unknown> {
+  return {
+    finding_id: row.id,
+    rule: row.rule,
+    severity: row.severity,
+    address: row.address,
+    reason: row.ack_reason,
+    acknowledged_by: row.ack_by,
+    acknowledged_account: row.ack_account,
+    acknowledged_at: iso(row.ack_at),
+    ...(row.ack_expires_at === null ? {} : { expires_at: iso(row.ack_expires_at) }),
+  };
 }
