@@ -110,7 +110,7 @@ function envRetries(env: NodeJS.ProcessEnv): number | undefined {
   return parsed.data;
 }
 
-export function parseBaseUrl(raw: string | undefined, source: string): string {
+export function parseBaseUrl(raw: string | undefined, source: string, env: NodeJS.ProcessEnv): string {
   if (raw === undefined || raw.trim() === '') {
     throw new UsageError(
       'missing_base_url',
@@ -133,6 +133,7 @@ export function parseBaseUrl(raw: string | undefined, source: string): string {
       hint: 'e.g. https://tfgate.example.com',
     });
   }
+  refuseCleartext(url, source, env);
   if (url.username || url.password) {
     // Never echo the URL here: it holds a credential.
     throw new UsageError('invalid_base_url', `${source} contains a user name or password`, {
@@ -161,8 +162,7 @@ function isLoopback(hostname: string): boolean {
  * (a service mesh, a VPN): the API key would cross it readable, and the bundle and the public key that
  * verifies it could both be replaced on the way, so the signature would prove nothing.
  */
-function refuseCleartext(baseUrl: string, source: string, env: NodeJS.ProcessEnv): void {
-  const url = new URL(baseUrl);
+function refuseCleartext(url: URL, source: string, env: NodeJS.ProcessEnv): void {
   if (url.protocol !== 'http:' || isLoopback(url.hostname)) return;
   if (env.TFGATE_ALLOW_HTTP === '1') return;
   throw new UsageError(
@@ -208,9 +208,8 @@ export async function resolveClientConfig(
   const baseUrl = parseBaseUrl(
     f.baseUrl ?? env.TFGATE_BASE_URL,
     f.baseUrl ? '--base-url' : 'TFGATE_BASE_URL',
+    env,
   );
-
-  refuseCleartext(baseUrl, f.baseUrl ? '--base-url' : 'TFGATE_BASE_URL', env);
 
   const apiKey = env.TFGATE_API_KEY?.trim();
   if (!apiKey) {

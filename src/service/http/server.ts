@@ -173,13 +173,14 @@ export function createServiceServer(ctx: ServiceContext, version: string, server
     }
     const { route, params, invalidParameter } = found;
     log.route = route.operationId;
+    // The client's address, counted by key failures and given to the handler (the run task's throttle).
+    const client = clientAddress(req.socket.remoteAddress);
     let principal: Principal | undefined;
     let pkg: PackageRecord | null = null;
     if (route.access) {
       const header = req.headers['x-api-key'];
-      const address = clientAddress(req.socket.remoteAddress);
       // Refused before any key is looked up, a right one too: a locked-out address learns nothing.
-      const wait = keyFailures.retryAfter(address);
+      const wait = keyFailures.retryAfter(client);
       if (wait > 0) {
         throw new ServiceError(
           429,
@@ -194,10 +195,10 @@ export function createServiceServer(ctx: ServiceContext, version: string, server
         Array.isArray(header) ? header[0] : header,
         invalidParameter ? undefined : params.package_id,
       ).catch((error: unknown) => {
-        if (error instanceof ServiceError && error.status === 401 && keyFailures.fail(address)) {
+        if (error instanceof ServiceError && error.status === 401 && keyFailures.fail(client)) {
           ctx.log.warn('API key failures: address locked out', {
-            client_address: address,
-            retry_after_s: keyFailures.retryAfter(address),
+            client_address: client,
+            retry_after_s: keyFailures.retryAfter(client),
           });
         }
         throw error;
@@ -215,7 +216,6 @@ export function createServiceServer(ctx: ServiceContext, version: string, server
     if (invalidParameter) throw invalidParameter;
     const query = parseQuery(route.query, url.searchParams);
     const body = route.body ? await readRequestBody(req, route.body, ctx.config.maxJsonBody) : undefined;
-    const client = clientAddress(req.socket.remoteAddress);
     return route.handler({ ctx, headers: req.headers, client, params, query, body, principal, pkg });
   }
 
