@@ -80,13 +80,14 @@ function refuse(code: string, message: string, hint?: string): never {
 export const ALTERED_BUNDLE_HINT =
   'fetch the bundle again (`tfgate bundle pull --package <id>`) and use it unchanged; if it is refused again, tell the platform team: it may have been tampered with';
 
-const VERIFY_OPTIONS: readonly (keyof VerifyBundleOptions)[] = [
-  'publicKeyPem',
-  'expectedPackageId',
-  'scope',
-  'allowUnsigned',
-  'limits',
-];
+// Every option of VerifyBundleOptions, checked by the compiler: one added there must be added here.
+const VERIFY_OPTIONS = Object.keys({
+  publicKeyPem: true,
+  expectedPackageId: true,
+  scope: true,
+  allowUnsigned: true,
+  limits: true,
+} satisfies Record<keyof VerifyBundleOptions, true>);
 
 /**
  * A JavaScript caller's mistakes, said as such: a path where the bytes go, or an option of another function
@@ -102,7 +103,7 @@ function checkVerifyCall(bytes: unknown, options: unknown): void {
   }
   if (options === null || typeof options !== 'object') return;
   for (const key of Object.keys(options)) {
-    if ((VERIFY_OPTIONS as readonly string[]).includes(key)) continue;
+    if (VERIFY_OPTIONS.includes(key)) continue;
     const near =
       key === 'publicKeyPath' || key === 'publicKey' ? 'publicKeyPem' : closest(key, VERIFY_OPTIONS);
     throw new UsageError(
