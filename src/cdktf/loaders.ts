@@ -2,7 +2,7 @@
 // a signed bundle file, the service, or a local design. Each gives the compiled engine, the design's data,
 // and a description recorded in the synth output.
 import { ServiceClient } from '../client/index.js';
-import { type Design, loadDesign, validateDesign } from '../design/index.js';
+import { type Design, loadDesign } from '../design/index.js';
 import { NoDecisionError, UsageError } from '../errors/index.js';
 import { readVerifiedBundle } from '../policy/bundle/index.js';
 import { compilePolicyData, type PolicyData } from '../policy/data.js';
@@ -100,13 +100,15 @@ export async function loadFromDesign(
   options: FromDesignOptions,
 ): Promise<LoadedPolicy> {
   const parsed = parseAspectOptions(fromDesignOptionsSchema, options, 'ConformanceAspect.fromDesign');
-  const loaded =
-    typeof design === 'string'
-      ? await loadDesign(design)
-      : validateDesign(design, 'ConformanceAspect.fromDesign: the design object');
+  // compilePolicyData validates the design (a file is validated as it is read): an object is named as the
+  // aspect's argument.
+  const loaded = typeof design === 'string' ? await loadDesign(design) : design;
   return {
     engine: await PolicyEngine.load(),
-    data: compilePolicyData(loaded),
+    data: compilePolicyData(
+      loaded,
+      typeof design === 'string' ? design : 'ConformanceAspect.fromDesign: the design object',
+    ),
     description:
       typeof design === 'string' ? `design ${design} (unsigned, local)` : 'design object (unsigned, local)',
     signed: false,

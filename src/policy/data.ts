@@ -56,9 +56,10 @@ export const POLICY_DATA_ROOT = 'tfgate';
 /**
  * The policy data of a design. The design is validated first, as a design file is: a library caller's object
  * may be anything, and a catalog entry mapped to null or a misspelt kind would silently sanction nothing.
+ * `source` names it in the error.
  */
-export function compilePolicyData(input: Design): PolicyData {
-  const design = validateDesign(input);
+export function compilePolicyData(input: Design, source = 'the design'): PolicyData {
+  const design = validateDesign(input, source);
   const capabilities = design.capabilities.map((capability) => ({
     name: capability.name,
     depends_on: [...capability.depends_on],
