@@ -271,3 +271,30 @@ it('no request above made the service log an error', () => {
   expect(svc.logs.filter((entry) => entry.level === 'error')).toEqual([]);
   expect(svc.logs.filter((entry) => Number(entry.status) >= 500)).toEqual([]);
 });
+
+describe('a request sent too slowly', () => {
+  it('is answered 408 soon after --request-timeout, not at Node’s 30 s connection check', async () => {
+    // Was: with a 1 s limit the 408 came only when Node next checked its connections, up to 30 s later.
+    const slow = await startService({ env: { TFGATE_REQUEST_TIMEOUT: '1s' } });
+    try {
+      const { hostname, port } = new URL(slow.baseUrl);
+      const started = Date.now();
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(port), hostname, () =>
+          // Headers complete, one byte of a 100-byte body, then nothing more.
+          socket.write(
+            `POST /v1/admin/accounts HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${slow.apiKey}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`,
+          ),
+        );
+        const chunks: Buffer[] = [];
+        socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+        socket.on('error', reject);
+        socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
+      });
+      expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+      expect(Date.now() - started).toBeLessThan(10_000);
+    } finally {
+      await slow.stop();
+    }
+  }, 40_000);
+});

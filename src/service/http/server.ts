@@ -74,8 +74,11 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
  */
 export function createHttpServer(config: { requestTimeout: number }): Server {
   // requireHostHeader off: Node's own check answered a bare 400 with no body; handle() refuses it instead.
+  // Node enforces the request timeout only when it checks its connections (every 30 s by default), so a
+  // 3 s limit let a slow sender hold a connection for up to 30 s: check at a tenth of the limit instead.
   return createServer({
     requestTimeout: config.requestTimeout,
+    connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(config.requestTimeout / 10))),
     keepAliveTimeout: 5000,
     requireHostHeader: false,
   });
