@@ -42,6 +42,7 @@ export async function loadFromBundle(path: string, options: FromBundleOptions): 
   const bundle = await readVerifiedBundle(path, {
     ...(parsed.publicKey === undefined ? {} : { publicKey: publicKeySource(parsed.publicKey) }),
     expectedPackageId: parsed.packageId,
+    expectedAccount: parsed.account,
     allowUnsigned: parsed.allowUnsigned,
     warn: (message) => process.stderr.write(`${message}\n`),
   });

@@ -23,6 +23,8 @@ export const fromBundleOptionsSchema = z.strictObject({
   publicKey: z.optional(pemSchema),
   /** Refuse a bundle built for another package. */
   packageId: z.optional(z.string().check(z.minLength(1))),
+  /** Refuse a bundle built for another service account's package (one platform key signs them all). */
+  account: z.optional(z.string().check(z.minLength(1))),
   /** Accept an unsigned bundle. INSECURE: for local experiments only; a loud warning is printed. */
   allowUnsigned: z._default(z.boolean(), false),
 });

@@ -18,6 +18,10 @@ export function addRouteOptions(command: Command): Command {
       'the service route: this package decides (with --bundle: refuse a bundle for another package)',
     )
     .option(
+      '--account <name>',
+      "with --bundle: refuse a bundle built for another account's package (env TFGATE_ACCOUNT)",
+    )
+    .option(
       '--allow-unsigned-bundle-INSECURE',
       'accept a bundle with no signature (INSECURE: for local experiments only; warned about every time)',
     );

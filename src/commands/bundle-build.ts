@@ -16,6 +16,8 @@ export const bundleBuildOptionsSchema = z.object({
   /** The signature's scope claim; defaults to the package id. */
   scope: z.optional(z.string().check(z.minLength(1))),
   revision: z.optional(z.string().check(z.minLength(1))),
+  /** The service account the bundle is for (.manifest metadata.account). */
+  account: z.optional(z.string().check(z.minLength(1))),
   output: z.string().check(z.minLength(1)),
   /** Where policy/tfgate/*.rego and policy.wasm are; defaults to the policy that ships with tfgate. */
   policyDir: z.optional(z.string().check(z.minLength(1))),
@@ -28,6 +30,7 @@ export interface BundleBuildResult {
   revision: string;
   keyId: string | undefined;
   scope: string | undefined;
+  account: string | undefined;
   bytes: number;
   files: Array<{ name: string; size: number; sha256: string }>;
 }
@@ -61,12 +64,14 @@ export async function runBundleBuild(options: BundleBuildOptions): Promise<Bundl
     keyId: options.keyId,
     scope: options.scope,
     revision: options.revision,
+    account: options.account,
     policyDir: options.policyDir,
   });
   // Verify what we are about to publish with the key's own public half: a bundle we cannot verify is never written.
   const verified = await verifyBundle(bundle, {
     publicKeyPem: publicKeyPem(loadSigningKey(signingKeyPem)),
     scope: options.scope ?? design.package_id,
+    expectedAccount: options.account,
   });
   // Whole or absent: never a half-written bundle.
   await writeFileAtomic(options.output, bundle, {
@@ -80,6 +85,7 @@ export async function runBundleBuild(options: BundleBuildOptions): Promise<Bundl
     revision: verified.revision,
     keyId: verified.keyId,
     scope: verified.scope,
+    account: verified.account,
     bytes: bundle.length,
     files: verified.files,
   };

@@ -40,6 +40,8 @@ export interface BundlePullResult {
   revision: string;
   etag?: string;
   keyId?: string;
+  /** The account the service built the bundle for (its package's account). */
+  account?: string;
   /**
    * True when the service answered 304 and the cached bundle was reused: verified again, and its signed
    * revision is the one the service confirmed as current.
@@ -215,6 +217,7 @@ export async function runBundlePull(
       revision: verified.revision,
       ...(etag ? { etag } : {}),
       ...(verified.keyId ? { keyId: verified.keyId } : {}),
+      ...(verified.account ? { account: verified.account } : {}),
       fromCache,
       cacheNotes: notes,
     };
@@ -260,10 +263,10 @@ export function describeCacheNotes(result: BundlePullResult): string {
 /** Human summary for stdout: the paths, and the command that uses them with no service call. */
 export function describeBundlePull(result: BundlePullResult): string {
   return [
-    `${result.fromCache ? 'cached (not modified)' : 'pulled'}: package ${result.packageId}, revision ${result.revision}${result.keyId ? `, key id ${result.keyId}` : ''}`,
+    `${result.fromCache ? 'cached (not modified)' : 'pulled'}: package ${result.packageId}${result.account ? ` of account ${result.account}` : ''}, revision ${result.revision}${result.keyId ? `, key id ${result.keyId}` : ''}`,
     `bundle:     ${result.bundlePath}`,
     `public key: ${result.publicKeyPath}`,
-    `use: tfgate check --bundle ${result.bundlePath} --public-key ${result.publicKeyPath} --package ${result.packageId} --plan-file <planfile>`,
+    `use: tfgate check --bundle ${result.bundlePath} --public-key ${result.publicKeyPath} --package ${result.packageId}${result.account ? ` --account ${result.account}` : ''} --plan-file <planfile>`,
     '',
   ].join('\n');
 }

@@ -9,6 +9,7 @@ export const bundleVerifyOptionsSchema = z
     publicKey: z.optional(z.string().check(z.minLength(1))),
     packageId: z.optional(z.string().check(z.minLength(1))),
     scope: z.optional(z.string().check(z.minLength(1))),
+    account: z.optional(z.string().check(z.minLength(1))),
     allowUnsigned: z._default(z.boolean(), false),
   })
   .check(
@@ -34,6 +35,7 @@ export async function runBundleVerify(options: BundleVerifyOptions): Promise<Ver
     ...(options.publicKey === undefined ? {} : { publicKey: { path: options.publicKey } }),
     expectedPackageId: options.packageId,
     scope: options.scope,
+    expectedAccount: options.account,
     allowUnsigned: options.allowUnsigned,
   });
 }
@@ -45,6 +47,7 @@ export function describeVerifiedBundle(path: string, bundle: VerifiedBundle): st
       ? `verified ${path}`
       : `NOT verified ${path} (unsigned; accepted only because of --allow-unsigned-bundle-INSECURE)`,
     `  package   ${bundle.packageId}`,
+    `  account   ${bundle.account ?? '- (none named)'}`,
     `  revision  ${bundle.revision}`,
     `  key id    ${bundle.keyId ?? '-'}`,
     `  scope     ${bundle.scope ?? '-'}`,

@@ -40,6 +40,7 @@ export const checkManyOptionsSchema = z
         caFile: z.optional(z.string().check(z.minLength(1))),
         publicKey: z.optional(z.string().check(z.minLength(1))),
         allowUnsigned: z._default(z.boolean(), false),
+        account: z.optional(z.string().check(z.minLength(1))),
       }),
       { allowUnsigned: false },
     ),

@@ -29,6 +29,8 @@ export interface RouteDefaults {
   caFile?: string | undefined;
   publicKey?: string | undefined;
   allowUnsigned: boolean;
+  /** The account every bundle must be for (--account). */
+  account?: string | undefined;
 }
 
 export interface PlanSetInput {
@@ -295,6 +297,7 @@ function entryRoute(entry: PlanMapEntry, at: string, base: string, input: PlanSe
       ...(defaults.publicKey !== undefined ? { publicKey: defaults.publicKey } : {}),
       allowUnsigned: defaults.allowUnsigned,
       ...(entry.package !== undefined ? { packageId: entry.package } : {}),
+      ...(defaults.account !== undefined ? { account: defaults.account } : {}),
     };
   }
   if (entry.package !== undefined) {

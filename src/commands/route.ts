@@ -15,6 +15,8 @@ export const routeSchema = z.discriminatedUnion('kind', [
       allowUnsigned: z._default(z.boolean(), false),
       /** Refuse a bundle built for another package. */
       packageId: z.optional(z.string().check(z.minLength(1))),
+      /** Refuse a bundle built for another service account (one platform key signs every account's). */
+      account: z.optional(z.string().check(z.minLength(1))),
     })
     .check(
       z.refine((r) => r.publicKey !== undefined || r.allowUnsigned, {
@@ -92,6 +94,7 @@ export async function openEvaluator(route: RouteOption, context: RouteContext): 
         publicKeyPath: route.publicKey,
         allowUnsigned: route.allowUnsigned,
         expectedPackageId: route.packageId,
+        expectedAccount: route.account,
         warn: (message) => context.stderr.write(`${message}\n`),
       });
     }

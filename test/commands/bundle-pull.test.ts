@@ -10,7 +10,13 @@ import { describeBundlePull, describeCacheNotes } from '../../src/commands/bundl
 import { isTfgateError } from '../../src/errors/index.js';
 import { type Loopback, startLoopback } from '../client/loopback.js';
 import { runBundlePull, runCheck } from '../helpers/commands.js';
-import { createApprovedPackage, startService, type TestService } from '../helpers/service.js';
+import {
+  createAccountKey,
+  createApprovedPackage,
+  startService,
+  type TestService,
+  tfgateAgainst,
+} from '../helpers/service.js';
 import { driftedPackage } from './gate-fixtures.js';
 
 let svc: TestService;
@@ -131,6 +137,69 @@ describe('tfgate bundle pull', () => {
     expect(resolveBundlePullOptions({ package: 'p' }, { TFGATE_BUNDLE_DIR: '/x' })).toMatchObject({
       dir: '/x',
     });
+  });
+});
+
+describe("another account's bundle of a package with the same id", () => {
+  it('is refused with --account (or TFGATE_ACCOUNT), and names its account when pulled', async () => {
+    // One platform key signs every account's bundles. Account "acme" makes its own "twin" that
+    // sanctions everything; "globex"'s "twin" sanctions nothing. Without --account, acme's bundle
+    // passes in globex's pipeline: the signature and the package id are both genuine.
+    const design = (kinds: string) =>
+      `package_id: twin\nname: Twin\nsanctioned_kinds: [${kinds}]\ncapabilities: []\ncatalog:\n  terraform_data: generic_data\n`;
+    const acme = await createAccountKey(svc, 'acme', 'enterprise');
+    const globex = await createAccountKey(svc, 'globex', 'enterprise');
+    await createApprovedPackage(svc, design('generic_data'), { key: acme.key });
+    await createApprovedPackage(svc, design(''), { key: globex.key });
+    const dir = mkdtempSync(join(tmpdir(), 'tfgate-pull-acct-'));
+    const pullAs = (key: string, sub: string) =>
+      runBundlePull(
+        { packageId: 'twin', dir: join(dir, sub), client: {} },
+        { env: { TFGATE_BASE_URL: svc.baseUrl, TFGATE_API_KEY: key } },
+      );
+    const acmeBundle = await pullAs(acme.key, 'acme');
+    const globexBundle = await pullAs(globex.key, 'globex');
+    expect(acmeBundle.account).toBe('acme');
+    expect(describeBundlePull(globexBundle)).toContain('pulled: package twin of account globex,');
+    expect(describeBundlePull(globexBundle)).toContain('--package twin --account globex --plan-file');
+    const planPath = await creationPlan(dir);
+    const tfgate = tfgateAgainst({ baseUrl: 'http://127.0.0.1:9', apiKey: 'unused' });
+    const run = (bundle: string, extra: string[], env: Record<string, string> = {}) =>
+      tfgate(
+        [
+          'check',
+          '--plan-json',
+          planPath,
+          '--bundle',
+          bundle,
+          '--public-key',
+          acmeBundle.publicKeyPath,
+          '--package',
+          'twin',
+          ...extra,
+        ],
+        env,
+      ).catch((e: { exitCode: number; stderr: string; stdout: string }) => e);
+    // The hole: acme's bundle passes globex's creation.
+    expect((await run(acmeBundle.bundlePath, [])).exitCode).toBe(0);
+    const refused = await run(acmeBundle.bundlePath, ['--account', 'globex']);
+    expect(refused.exitCode).toBe(4);
+    expect(refused.stderr).toContain('bundle is for account "acme", not "globex"');
+    expect((await run(acmeBundle.bundlePath, [], { TFGATE_ACCOUNT: 'globex' })).exitCode).toBe(4);
+    // Globex's own bundle decides: the creation is not sanctioned.
+    expect((await run(globexBundle.bundlePath, ['--account', 'globex'])).exitCode).toBe(3);
+    // --account belongs to the bundle route: with the service route it is a usage error.
+    const misplaced = await tfgate([
+      'check',
+      '--plan-json',
+      planPath,
+      '--package',
+      'twin',
+      '--account',
+      'x',
+    ]).catch((e: { exitCode: number; stderr: string }) => e);
+    expect(misplaced.exitCode).toBe(1);
+    expect(misplaced.stderr).toContain('--account applies to --bundle only');
   });
 });
 

@@ -43,8 +43,9 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'tfgate-interop-'));
   keys = generateTestKeys();
   policy = await standInPolicy();
+  // With an account in .manifest metadata, as the service builds every bundle: opa must still take it.
   bundle = assembleBundle(
-    { packageId: 'payments', data: STAND_IN_DATA, policy },
+    { packageId: 'payments', account: 'default', data: STAND_IN_DATA, policy },
     { signingKeyPem: keys.privatePem },
   );
   bundlePath = await writeBundle('bundle.tar.gz', bundle);

@@ -21,10 +21,12 @@ let otherKeys: TestKeys;
 let policy: PolicySources;
 let bundle: Buffer;
 
-function build(overrides: { data?: Record<string, unknown>; scope?: string; keyId?: string } = {}): Buffer {
+function build(
+  overrides: { data?: Record<string, unknown>; scope?: string; keyId?: string; account?: string } = {},
+): Buffer {
   const data = overrides.data ?? STAND_IN_DATA;
   return assembleBundle(
-    { packageId: String(data.package_id), data, policy },
+    { packageId: String(data.package_id), account: overrides.account, data, policy },
     { signingKeyPem: keys.privatePem, keyId: overrides.keyId, scope: overrides.scope },
   );
 }
@@ -288,6 +290,43 @@ describe('bundle verification refuses', () => {
     // check and the aspect have no --scope: the hint names what was signed and how to get the right bundle.
     expect(error.hint).not.toContain('--scope');
     expect(error.hint).toContain('tfgate bundle pull --package ledger');
+  });
+
+  it("another account's bundle of a package with the same id, when an account is expected", async () => {
+    // One platform key signs every account's bundles: the package id alone let account "acme"'s
+    // "payments" (sanctioning anything) pass for account "globex"'s "payments".
+    const acme = build({ account: 'acme' });
+    const error = await refusal(acme, { expectedPackageId: 'payments', expectedAccount: 'globex' });
+    expect(error.code).toBe('bundle_account_mismatch');
+    expect(error.message).toBe('bundle is for account "acme", not "globex"');
+    expect(error.hint).toContain('tfgate bundle pull');
+    await expect(
+      verifyBundle(acme, { publicKeyPem: keys.publicPem, expectedAccount: 'acme' }),
+    ).resolves.toMatchObject({ account: 'acme', packageId: 'payments' });
+  });
+
+  it('a bundle naming no account, when an account is expected', async () => {
+    const error = await refusal(bundle, { expectedAccount: 'globex' });
+    expect(error.code).toBe('bundle_account_mismatch');
+    expect(error.message).toBe('bundle names no account, but account "globex" was expected');
+    await expect(verifyBundle(bundle, { publicKeyPem: keys.publicPem })).resolves.toMatchObject({
+      account: undefined,
+    });
+  });
+
+  it('a manifest whose account was rewritten after signing', async () => {
+    const acme = build({ account: 'acme' });
+    const rewritten = rewriteBundle(acme, (entries) =>
+      entries.map((e) =>
+        e.name === '.manifest'
+          ? { ...e, data: Buffer.from(e.data.toString().replace('"account":"acme"', '"account":"globex"')) }
+          : e,
+      ),
+    );
+    expect(rewritten.equals(acme)).toBe(false);
+    const error = await refusal(rewritten, { expectedAccount: 'globex' });
+    expect(error.code).not.toBe('bundle_account_mismatch');
+    expect(error.message).toContain('.manifest');
   });
 
   it('an unsigned bundle, unless explicitly allowed', async () => {

@@ -27,6 +27,7 @@ function registerBundleBuild(bundle: Command): void {
     .option('--signing-key <pem>', 'RSA private key, PEM (env TFGATE_SIGNING_KEY)')
     .option('--key-id <id>', 'key id in the signature (default: derived from the public key)')
     .option('--scope <scope>', 'scope claim of the signature (default: the package id)')
+    .option('--account <name>', 'the service account whose package this is (verify with --account)')
     .option('--output <bundle.tar.gz>', 'where to write the bundle (written whole or not at all)')
     .action(async (flags: BundleBuildFlags) => {
       // Loaded on demand: startup time counts for every command (bench/apply-overhead).
@@ -34,7 +35,7 @@ function registerBundleBuild(bundle: Command): void {
       const { normaliseBundleBuildOptions } = await import('../normalise/bundle.js');
       const result = await runBundleBuild(normaliseBundleBuildOptions(flags, process.env));
       process.stdout.write(
-        `wrote ${result.path}: package ${result.packageId}, revision ${result.revision}, key id ${result.keyId ?? '-'}, scope ${result.scope ?? '-'}, ${result.files.length} files, ${result.bytes} bytes\n`,
+        `wrote ${result.path}: package ${result.packageId}, revision ${result.revision}, key id ${result.keyId ?? '-'}, scope ${result.scope ?? '-'}, account ${result.account ?? '-'}, ${result.files.length} files, ${result.bytes} bytes\n`,
       );
     });
 }
@@ -49,6 +50,7 @@ function registerBundleVerify(bundle: Command): void {
     .option('--public-key <pem>', 'platform public key, PEM (env TFGATE_PUBLIC_KEY)')
     .option('--package <id>', 'refuse a bundle built for another package')
     .option('--scope <scope>', 'the scope the signature must carry (default: the package id)')
+    .option('--account <name>', "refuse a bundle built for another account's package (env TFGATE_ACCOUNT)")
     .option('--allow-unsigned-bundle-INSECURE', 'accept a bundle with no signature (INSECURE)')
     .action(async (path: string, flags: BundleVerifyFlags) => {
       const { describeVerifiedBundle, runBundleVerify } = await import('../../commands/bundle-verify.js');

@@ -13,6 +13,7 @@ export interface BundleBuildFlags {
   scope?: string;
   revision?: string;
   output?: string;
+  account?: string;
 }
 
 /** TFGATE_SIGNING_KEY names the key file when the flag is absent. */
@@ -35,6 +36,7 @@ export function normaliseBundleBuildOptions(
       output: '--output',
       keyId: '--key-id',
       scope: '--scope',
+      account: '--account',
     },
   );
 }
@@ -43,6 +45,7 @@ export interface BundleVerifyFlags {
   publicKey?: string;
   package?: string;
   scope?: string;
+  account?: string;
   allowUnsignedBundleINSECURE?: boolean;
 }
 
@@ -61,9 +64,10 @@ export function normaliseBundleVerifyOptions(
       ),
       packageId: flags.package,
       scope: flags.scope,
+      account: flags.account ?? nonEmpty(env.TFGATE_ACCOUNT),
       allowUnsigned: flags.allowUnsignedBundleINSECURE ?? false,
     },
-    { publicKey: '--public-key', packageId: '--package', scope: '--scope' },
+    { publicKey: '--public-key', packageId: '--package', scope: '--scope', account: '--account' },
   );
 }
 

@@ -3,7 +3,7 @@
 import { type CheckOptions, checkOptionsSchema } from '../../commands/check.js';
 import { type CheckManyOptions, checkManyOptionsSchema } from '../../commands/check-many.js';
 import { UsageError } from '../../errors/index.js';
-import { parseOptions } from '../../options/common.js';
+import { nonEmpty, parseOptions } from '../../options/common.js';
 import { ROUTE_FLAG_NAMES, type RouteFlags, routeInputFromFlags } from './route.js';
 import { DECISION_FLAG_NAMES, type DecisionFlags, decisionInput, keyFilePath } from './shared.js';
 
@@ -88,6 +88,7 @@ export function normaliseCheckInput(
           { name: 'TFGATE_PUBLIC_KEY', env },
         ),
         allowUnsigned: flags.allowUnsignedBundleINSECURE ?? false,
+        account: flags.account ?? nonEmpty(env.TFGATE_ACCOUNT),
       },
       ...decisionInput(flags, env),
       repositoryRoot: flags.repositoryRoot,

@@ -2,6 +2,7 @@
 // normalisers of check, plan and apply. Validated by routeSchema in the command's own schema.
 import type { routeSchema } from '../../commands/route.js';
 import { UsageError } from '../../errors/index.js';
+import { nonEmpty } from '../../options/common.js';
 import type * as z from '../../schemas/zod.js';
 import { keyFilePath } from './shared.js';
 
@@ -13,6 +14,7 @@ export interface RouteFlags {
   publicKey?: string;
   allowUnsignedBundleINSECURE?: boolean;
   package?: string;
+  account?: string;
 }
 
 /** How the user wrote each option path, for usage errors. */
@@ -22,11 +24,17 @@ export const ROUTE_FLAG_NAMES: Readonly<Record<string, string>> = {
   'route.packageId': '--package',
   'route.baseUrl': '--base-url',
   'route.caFile': '--ca-file',
+  'route.account': '--account',
 };
 
 /** Exactly one route. --package alone is the service; with --bundle it names the package the bundle must be for. */
 export function routeInputFromFlags(flags: RouteFlags, env: NodeJS.ProcessEnv): z.input<typeof routeSchema> {
   if (flags.bundle === undefined && flags.package !== undefined) {
+    if (flags.account !== undefined) {
+      throw new UsageError('account_without_bundle', '--account applies to --bundle only', {
+        hint: "the service route needs no account: the service judges with the API key's own account",
+      });
+    }
     return { kind: 'remote', packageId: flags.package, baseUrl: flags.baseUrl, caFile: flags.caFile };
   }
   if (flags.bundle === undefined || flags.baseUrl !== undefined) {
@@ -49,5 +57,6 @@ export function routeInputFromFlags(flags: RouteFlags, env: NodeJS.ProcessEnv): 
     ),
     allowUnsigned: flags.allowUnsignedBundleINSECURE ?? false,
     packageId: flags.package,
+    account: flags.account ?? nonEmpty(env.TFGATE_ACCOUNT),
   };
 }

@@ -41,6 +41,8 @@ export interface BundleSigning {
 
 export interface BuildBundleOptions extends BundleSigning {
   design: Design;
+  /** The account the bundle is for (.manifest metadata.account); checked by verifiers given an account. */
+  account?: string;
   /** Where policy/tfgate/*.rego and policy/policy.wasm live; defaults to the copy that ships with tfgate. */
   policyDir?: string;
 }
@@ -67,11 +69,16 @@ export async function loadPolicySources(policyDir = defaultPolicyDir()): Promise
 export async function buildBundle(options: BuildBundleOptions): Promise<Buffer> {
   const data = compilePolicyData(options.design);
   const policy = await loadPolicySources(options.policyDir);
-  return assembleBundle({ packageId: options.design.package_id, data, policy }, options);
+  return assembleBundle(
+    { packageId: options.design.package_id, account: options.account, data, policy },
+    options,
+  );
 }
 
 export interface BundleContents {
   packageId: string;
+  /** The account whose package this is; the service always sets it. */
+  account?: string;
   /** What the Rego reads at data.tfgate. */
   data: PolicyData | Record<string, unknown>;
   policy: PolicySources;
@@ -95,6 +102,7 @@ export function assembleBundle(contents: BundleContents, signing: BundleSigning)
       entrypoints: { plan: PLAN_ENTRYPOINT, drift: DRIFT_ENTRYPOINT },
       wasm_module: WASM_FILE,
       built_by: 'tfgate',
+      ...(contents.account === undefined ? {} : { account: contents.account }),
     },
   };
   const files = [

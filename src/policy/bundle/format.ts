@@ -27,6 +27,8 @@ export const manifestSchema = z.object({
     entrypoints: z.object({ plan: z.string(), drift: z.string() }),
     wasm_module: z.string(),
     built_by: z.optional(z.string()),
+    /** The service account whose package this is: two accounts may each have a package of one id. */
+    account: z.optional(z.string().check(z.minLength(1))),
   }),
 });
 export type BundleManifest = z.infer<typeof manifestSchema>;

@@ -32,6 +32,12 @@ export interface VerifyBundleOptions {
   publicKeyPem?: string | Buffer;
   /** Refuse a bundle built for another package. */
   expectedPackageId?: string;
+  /**
+   * Refuse a bundle not built for this service account (.manifest metadata.account, covered by the
+   * signature). Without it a bundle of another account's package of the same id verifies: one platform
+   * key signs every account's bundles.
+   */
+  expectedAccount?: string;
   /** The scope the signature must carry; defaults to expectedPackageId, else the signed manifest's package id. */
   scope?: string;
   /** Accept a bundle without .signatures.json. INSECURE: callers must warn every time it is used. */
@@ -56,6 +62,8 @@ export interface VerifiedBundle {
   manifest: BundleManifest;
   revision: string;
   packageId: string;
+  /** The service account named in the manifest; undefined for a bundle built without one. */
+  account: string | undefined;
   /** What the policy reads at data.tfgate. */
   data: PolicyData;
   wasm: Buffer;
@@ -84,6 +92,7 @@ export const ALTERED_BUNDLE_HINT =
 const VERIFY_OPTIONS = Object.keys({
   publicKeyPem: true,
   expectedPackageId: true,
+  expectedAccount: true,
   scope: true,
   allowUnsigned: true,
   limits: true,
@@ -168,6 +177,18 @@ async function verifyBundleBytes(
     );
   }
   const packageId = contents.manifest.metadata.package_id;
+  const account = contents.manifest.metadata.account;
+  if (options.expectedAccount !== undefined && account !== options.expectedAccount) {
+    refuse(
+      'bundle_account_mismatch',
+      account === undefined
+        ? `bundle names no account, but account ${JSON.stringify(options.expectedAccount)} was expected`
+        : `bundle is for account ${JSON.stringify(account)}, not ${JSON.stringify(options.expectedAccount)}`,
+      account === undefined
+        ? 'pull the bundle from the service (tfgate bundle pull), which names the account, or build it with tfgate bundle build --account'
+        : `pull the bundle with a key of account ${JSON.stringify(options.expectedAccount)} (tfgate bundle pull), or name the account it was built for`,
+    );
+  }
   if (
     signature &&
     options.scope === undefined &&
@@ -184,6 +205,7 @@ async function verifyBundleBytes(
     manifest: contents.manifest,
     revision: contents.manifest.revision,
     packageId,
+    account,
     data: contents.data,
     wasm: contents.wasm,
     files: contentEntries.map((e) => ({ name: e.name, size: e.data.length, sha256: digests.get(e.name)! })),

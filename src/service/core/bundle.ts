@@ -21,13 +21,14 @@ function policy(): Promise<{ sources: PolicySources; digest: string }> {
 /**
  * The bundle revision (and ETag): a hash of the design revision, the policy, the signing key and the plan
  * acknowledgements the bundle carries, so a new design, a new tfgate policy, a rotated key or an
- * acknowledgement made or revoked each give a new revision and clients fetch again. A package without
- * plan acknowledgements keeps the revision it had before they existed.
+ * acknowledgement made or revoked each give a new revision and clients fetch again. The account is part of
+ * it since bundles name their account (a bundle cached without one is never served again).
  */
 export function bundleRevision(ctx: ServiceContext, pkg: PackageRecord, data: PolicyData): Promise<string> {
   return policy().then(({ digest }) => {
     const acks = data.plan_acknowledgements ? `:${sha256Hex(canonicalJson(data.plan_acknowledgements))}` : '';
-    return sha256Hex(`${pkg.revision}:${digest}:${ctx.platformKey.keyId}${acks}`).slice(0, 32);
+    const account = `:account=${pkg.account}`;
+    return sha256Hex(`${pkg.revision}:${digest}:${ctx.platformKey.keyId}${acks}${account}`).slice(0, 32);
   });
 }
 
@@ -42,7 +43,7 @@ export async function packageBundle(
   if (cached) return { revision, bytes: cached };
   const { sources } = await policy();
   const bytes = assembleBundle(
-    { packageId: pkg.packageId, data, policy: sources },
+    { packageId: pkg.packageId, account: pkg.account, data, policy: sources },
     { signingKeyPem: ctx.platformKey.privateKeyPem, keyId: ctx.platformKey.keyId, revision },
   );
   await ctx.store.bundles.put(pkg, revision, bytes);
