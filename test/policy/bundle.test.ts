@@ -2,7 +2,7 @@ import { createHash, generateKeyPairSync } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BundleVerificationError, UsageError } from '../../src/errors/index.js';
-import { assembleBundle, type PolicySources } from '../../src/policy/bundle/build.js';
+import { assembleBundle, fileDigest, type PolicySources } from '../../src/policy/bundle/build.js';
 import { canonicalJsonDigest, renderCanonicalJson } from '../../src/policy/bundle/canonical-json.js';
 import { readCanonicalJson } from '../../src/policy/bundle/canonical-read.js';
 import { loadSigningKey, loadVerificationKey, signCompactJws } from '../../src/policy/bundle/jws.js';
@@ -327,6 +327,68 @@ describe('bundle verification refuses', () => {
     const error = await refusal(rewritten, { expectedAccount: 'globex' });
     expect(error.code).not.toBe('bundle_account_mismatch');
     expect(error.message).toContain('.manifest');
+  });
+
+  describe('a signed manifest tfgate would not have written (opa reads it otherwise)', () => {
+    /** The bundle with its .manifest edited, then signed again with the platform key: a genuine signature. */
+    function withManifest(edit: (manifest: Record<string, unknown>) => void): Buffer {
+      const key = loadSigningKey(keys.privatePem);
+      const edited = rewriteBundle(bundle, (entries) =>
+        entries.map((e) => {
+          if (e.name !== '.manifest') return e;
+          const manifest = JSON.parse(e.data.toString()) as Record<string, unknown>;
+          edit(manifest);
+          return { ...e, data: Buffer.from(JSON.stringify(manifest)) };
+        }),
+      );
+      return rewriteBundle(edited, (entries) => {
+        const files = entries.filter((e) => e.name !== '.signatures.json');
+        const payload = {
+          files: files.map((f) => ({
+            name: f.name,
+            hash: fileDigest(f).toString('hex'),
+            algorithm: 'SHA-256',
+          })),
+          scope: 'payments',
+        };
+        const token = signCompactJws({ kid: 'k' }, payload, key);
+        return [
+          ...files,
+          { name: '.signatures.json', data: Buffer.from(JSON.stringify({ signatures: [token] })) },
+        ];
+      });
+    }
+
+    it('is still accepted unedited (the re-signing itself is sound)', async () => {
+      await expect(
+        verifyBundle(
+          withManifest(() => {}),
+          { publicKeyPem: keys.publicPem },
+        ),
+      ).resolves.toMatchObject({ signed: true });
+    });
+
+    it('with a wasm list: opa would load policy.wasm as the policy', async () => {
+      const error = await refusal(
+        withManifest((m) => {
+          m.wasm = [{ entrypoint: 'tfgate/conformance/plan', module: '/policy.wasm' }];
+        }),
+      );
+      expect(error.code).toBe('bundle_invalid_manifest');
+      expect(error.message).toBe(
+        '.manifest: "wasm" is not written by tfgate, and opa would read the bundle differently from tfgate with it',
+      );
+    });
+
+    it('with roots beyond tfgate', async () => {
+      const error = await refusal(
+        withManifest((m) => {
+          m.roots = ['tfgate', 'system'];
+        }),
+      );
+      expect(error.code).toBe('bundle_invalid_manifest');
+      expect(error.message).toContain('roots must be ["tfgate"], not ["tfgate","system"]');
+    });
   });
 
   it('an unsigned bundle, unless explicitly allowed', async () => {

@@ -407,7 +407,9 @@ function readLayout(
     return readCanonicalJson(canonical.get(name)!);
   };
 
-  const manifest = manifestSchema.safeParse(json(MANIFEST_FILE));
+  const manifestDoc = json(MANIFEST_FILE);
+  refuseForeignManifest(manifestDoc);
+  const manifest = manifestSchema.safeParse(manifestDoc);
   if (!manifest.success) {
     refuse(
       'bundle_invalid_manifest',
@@ -437,6 +439,34 @@ function parseJson(bytes: Buffer, name: string): unknown {
     return parseUntrustedJson(bytes.subarray(bom));
   } catch (error) {
     return refuse('bundle_invalid_json', `${name}: not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+/** What tfgate writes in .manifest; anything else (a `wasm` list, per-file Rego versions) makes opa read it otherwise. */
+const MANIFEST_KEYS = new Set(['revision', 'roots', 'rego_version', 'metadata']);
+
+/**
+ * A signed manifest tfgate would not have written is refused, so that opa and tfgate read one bundle alike:
+ * a `wasm` key made opa load policy.wasm as the policy (an opa without a wasm engine then decided nothing
+ * while tfgate decided), and other roots gave the bundle other parts of opa's data tree.
+ */
+function refuseForeignManifest(doc: unknown): void {
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) return; // the schema says what it expected
+  const foreign = Object.keys(doc).filter((key) => !MANIFEST_KEYS.has(key));
+  if (foreign.length > 0) {
+    refuse(
+      'bundle_invalid_manifest',
+      `${MANIFEST_FILE}: ${foreign.map((key) => JSON.stringify(key)).join(', ')} ${foreign.length === 1 ? 'is' : 'are'} not written by tfgate, and opa would read the bundle differently from tfgate with ${foreign.length === 1 ? 'it' : 'them'}`,
+      'use a bundle built by tfgate (tfgate bundle build, or the service)',
+    );
+  }
+  const roots = (doc as { roots?: unknown }).roots;
+  if (roots !== undefined && !(Array.isArray(roots) && roots.length === 1 && roots[0] === BUNDLE_ROOT)) {
+    refuse(
+      'bundle_invalid_manifest',
+      `${MANIFEST_FILE}: roots must be ["${BUNDLE_ROOT}"], not ${JSON.stringify(roots).slice(0, 200)}: opa would give the bundle other parts of its data`,
+      'use a bundle built by tfgate (tfgate bundle build, or the service)',
+    );
   }
 }
 
