@@ -48,8 +48,10 @@ export interface StatePushContext {
 type PushResponse = z.output<typeof observedStateResponseSchema>;
 
 /** What state push is doing when a signal comes: a terraform step, or waiting on the service. */
-type PushStep = 'terraform show -json' | 'terraform state pull' | typeof PUSHING;
+type PushStep = 'terraform show -json' | 'terraform state pull' | typeof READING | typeof PUSHING;
 const PUSHING = 'pushing the state to the service';
+/** --state-json: the file (or stdin) is still being read and sent; the service has not all of it. */
+const READING = 'reading --state-json';
 
 export async function statePush(
   options: StatePushOptions,
@@ -59,10 +61,11 @@ export async function statePush(
     { baseUrl: options.baseUrl, caFile: options.caFile },
     context.env,
   );
-  // Only while terraform runs: a signal goes to terraform, which stops; then nothing is pushed.
-  const guard = options.stateJson === undefined ? SignalGuard.install() : undefined;
+  // A signal goes to terraform, which stops (then nothing is pushed), or ends the push with a message saying
+  // whether the service may have the state; with --state-json it used to kill tfgate without a word.
+  const guard = SignalGuard.install();
   let stopWaiting = () => {};
-  let step: PushStep = 'terraform show -json';
+  let step: PushStep = options.stateJson === undefined ? 'terraform show -json' : READING;
   // The step the first signal came in: what fails after it (the push winding down) was not interrupted.
   let interruptedIn: PushStep | undefined;
   // Once terraform's output has all been read, terraform has exited: what is left is the service's answer.
@@ -71,11 +74,10 @@ export async function statePush(
   };
   try {
     const interrupted = new Promise<never>((_, reject) => {
-      stopWaiting =
-        guard?.onSignal((signal) => {
-          interruptedIn ??= step;
-          reject(interruptedError(signal, interruptedIn));
-        }) ?? (() => {});
+      stopWaiting = guard.onSignal((signal) => {
+        interruptedIn ??= step;
+        reject(interruptedError(signal, interruptedIn));
+      });
     });
     interrupted.catch(() => {});
     const terraform =
@@ -87,12 +89,12 @@ export async function statePush(
     try {
       body = await push(client, options.package, source, interrupted, sent);
     } catch (error) {
-      if (guard?.received !== undefined) throw interruptedError(guard.received, interruptedIn ?? step);
+      if (guard.received !== undefined) throw interruptedError(guard.received, interruptedIn ?? step);
       if (!(error instanceof StateMissingError) || terraform === undefined) throw error;
       // show -json printed no state: is there none, or one whose every resource was destroyed?
       step = 'terraform state pull';
       source = await existingEmptyState(terraform, options.chdir).catch((failure: unknown) => {
-        throw guard?.received === undefined
+        throw guard.received === undefined
           ? failure
           : interruptedError(guard.received, interruptedIn ?? step);
       });
@@ -107,13 +109,13 @@ export async function statePush(
       source: source.description,
     };
   } catch (error) {
-    if (guard?.received !== undefined) throw interruptedError(guard.received, interruptedIn ?? step);
+    if (guard.received !== undefined) throw interruptedError(guard.received, interruptedIn ?? step);
     throw error;
   } finally {
     stopWaiting();
-    guard?.dispose();
+    guard.dispose();
     // After a signal, a request to a hung service must not hold tfgate: close without waiting for it.
-    if (guard?.received === undefined) await client.close();
+    if (guard.received === undefined) await client.close();
     else client.close().catch(() => {});
   }
 }
@@ -263,6 +265,13 @@ async function existingEmptyState(terraform: Terraform, chdir: string | undefine
  * is not known.
  */
 function interruptedError(signal: InterruptSignal, step: PushStep): TerraformError | InterruptedError {
+  if (step === READING) {
+    return new InterruptedError(
+      signal,
+      `interrupted by ${signal} while reading --state-json: the service did not get the whole state, so nothing was pushed`,
+      { hint: 'run tfgate state push again' },
+    );
+  }
   if (step === PUSHING) {
     return new InterruptedError(
       signal,

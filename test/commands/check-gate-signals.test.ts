@@ -86,3 +86,52 @@ describe.each([
     },
   );
 });
+
+describe('tfgate state push --state-json interrupted', () => {
+  // Before, with --state-json no signal handler was installed: the signal killed tfgate without a word.
+  const STATE = JSON.stringify({ format_version: '1.0', values: { root_module: { resources: [] } } });
+
+  it.each([
+    ['a file, sent whole: the service is waited on', 'file', 'while pushing the state to the service'],
+    ['stdin, still open: the state is still being read', 'stdin', 'while reading --state-json'],
+  ] as const)('%s', async (_, input, says) => {
+    const stateFile = join(dir, 'state.json');
+    writeFileSync(stateFile, STATE);
+    const requested = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    const child = execa(
+      'node',
+      [
+        CLI_MAIN,
+        'state',
+        'push',
+        '--package',
+        'payments',
+        '--state-json',
+        input === 'file' ? stateFile : '-',
+        '--base-url',
+        baseUrl,
+      ],
+      {
+        env: { TFGATE_API_KEY: 'tfg_hang', NO_COLOR: '1', PATH: process.env.PATH ?? '' },
+        extendEnv: false,
+        reject: false,
+        // stdin: a pipe that stays open (execa's default input is a pipe we never end).
+      },
+    );
+    // Enough of a state (whitespace is JSON) that the client starts its request before stdin ends.
+    if (input === 'stdin') child.stdin?.write(`{"format_version":"1.0",${' '.repeat(1024 * 1024)}`);
+    // The hanging server resolves `arrived` once the request's headers are in (req.resume reads the body).
+    await Promise.race([
+      requested,
+      child.then((early) => {
+        throw new Error(`ended before the service was asked:\n${early.stderr}`);
+      }),
+    ]);
+    child.kill('SIGTERM');
+    const result = await child;
+    expect(result.signal, result.stderr).toBe('SIGTERM');
+    expect(result.stderr).toContain(`error: interrupted by SIGTERM ${says}`);
+  });
+});
