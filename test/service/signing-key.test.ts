@@ -3,7 +3,7 @@
 // process: a second `tfgate serve` on it is refused.
 import { spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -90,6 +90,27 @@ describe('platform signing key', () => {
     }
     const next = await startService({ dataDir });
     await next.stop();
+  });
+
+  it('removes the aside records of serves killed with -9 before they published theirs, and leaves a live one', async () => {
+    // A serve writes serve.lock.<pid>.tmp, opens the store, then renames it: killed in between, it was left.
+    const starting = spawn('sleep', ['30'], { stdio: 'ignore' });
+    try {
+      const dead = join(dataDir, 'serve.lock.999999999.tmp');
+      const live = join(dataDir, `serve.lock.${starting.pid}.tmp`);
+      writeFileSync(dead, '999999999 1');
+      writeFileSync(live, `${starting.pid} 1`);
+      const next = await startService({ dataDir });
+      try {
+        expect(existsSync(dead)).toBe(false);
+        expect(existsSync(live)).toBe(true);
+      } finally {
+        await next.stop();
+      }
+      rmSync(live);
+    } finally {
+      starting.kill();
+    }
   });
 
   it('takes over a lock left by a serve killed with -9 whose pid now belongs to another program', async () => {

@@ -6,7 +6,7 @@
 // two serves hold it, however they race. serve.lock only names the owner (its pid) for the refusal's
 // message, and refuses early where a file system ignores fcntl locks. It was the lock alone before: two
 // serves starting together over a stale serve.lock could both take it over and both run.
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../../errors/index.js';
 
@@ -80,6 +80,25 @@ export function refuseRecordedOwner(dataDir: string): void {
   if (owner !== undefined) throw dataDirInUse(dataDir, owner);
 }
 
+const ASIDE_RECORD = /^serve\.lock\.(\d+)\.tmp$/;
+
+/**
+ * Records of serves that were killed (kill -9) between writing theirs aside and publishing it: removed by the
+ * serve that holds the store. One whose pid still runs is left: it is starting, and will discard its own.
+ */
+function removeAbandonedRecords(dataDir: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(dataDir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(ASIDE_RECORD.exec(name)?.[1]);
+    if (Number.isInteger(pid) && pid > 0 && !alive(pid)) rmSync(join(dataDir, name), { force: true });
+  }
+}
+
 /** This process's record for serve.lock, written aside first; `publish` puts it in place. */
 export interface OwnerRecord {
   /** Once this process holds the store's lock (whatever serve.lock said is stale): returns its removal. */
@@ -100,6 +119,7 @@ export function writeOwnerRecord(dataDir: string): OwnerRecord {
   return {
     publish() {
       renameSync(aside, path);
+      removeAbandonedRecords(dataDir);
       // Leaves a record another serve wrote since (it holds the store then, and this one has stopped).
       return () => {
         try {
