@@ -30,11 +30,8 @@ export interface PipelineOptions {
   advisoryConsequence?: AdvisoryConsequence;
   stdout: { write(chunk: string): unknown; isTTY?: boolean };
   stderr: { write(chunk: string): unknown };
-  /**
-   * Where GitHub annotations go when stdout holds a report a program reads, if not stderr (the wrapper's
-   * stderr is its progress); given as undefined, they are left out then.
-   */
-  annotations?: { write(chunk: string): unknown } | undefined;
+  /** Where GitHub annotations go, if not stderr (the wrapper's stderr is its progress). */
+  annotations?: { write(chunk: string): unknown };
   color: boolean;
   env?: NodeJS.ProcessEnv;
   /** Set once a signal interrupted the run: the reports are not written (the interrupt's stand). */
@@ -75,7 +72,7 @@ export async function evaluatePlan(options: PipelineOptions): Promise<PipelineOu
       ...(options.approvals && options.approvals.size > 0 ? { approvals: options.approvals } : {}),
     },
     options.reports,
-    { ...options, stderr: 'annotations' in options ? options.annotations : options.stderr },
+    { ...options, stderr: options.annotations ?? options.stderr },
   );
   if (result.decision === 'pass') return { result, exitCode: ExitCode.ok };
   if (options.advisory) {
