@@ -2,7 +2,7 @@
 // `tfgate apply` with --terraform-bin terragrunt on a unit, and `tfgate check` judging every plan of a
 // `terragrunt run --all plan` stack (units of terraform_data, with dependencies between them; their plan JSON
 // written per unit by terragrunt's --json-out-dir). A missing terragrunt fails these tests, never skips them.
-import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
@@ -177,14 +177,15 @@ describe('a signal during tfgate apply --terraform-bin terragrunt', () => {
     'stops the %s terragrunt runs (the whole process group is signalled): exit 2, the provisioner cut short',
     async (name, binary) => {
       const unit = join(stack(`signal-${name}`), 'network');
-      // The provisioner leaves a mark if it runs to its end: then nothing stopped it. It marks its start too:
-      // signalled before its command runs (the line below printed, the shell not yet started, as under load),
-      // terraform stops before the command, and the test would prove nothing about the process group.
+      // The provisioner leaves a mark if it runs to its end: then nothing stopped it. Its shell writes its pid
+      // as it starts: signalled before its command runs (the line below printed, the shell not yet started, as
+      // under load), terraform stops before the command, and the test would prove nothing about the process
+      // group.
       const mark = join(unit, 'provisioned');
       const started = join(unit, 'started');
       writeFileSync(
         join(unit, 'main.tf'),
-        `resource "terraform_data" "slow" {\n  provisioner "local-exec" {\n    command = "touch ${started} && sleep 10 && touch ${mark}"\n  }\n}\n`,
+        `resource "terraform_data" "slow" {\n  provisioner "local-exec" {\n    command = "echo $$ > ${started}.tmp && mv ${started}.tmp ${started} && sleep 10 && touch ${mark}"\n  }\n}\n`,
       );
       // The slow resource is of a sanctioned kind, so the plan passes and its apply starts.
       const child = execa(
@@ -216,10 +217,23 @@ describe('a signal during tfgate apply --terraform-bin terragrunt', () => {
       expect(result.exitCode, all).toBe(ExitCode.terraform);
       expect(all).toContain('error: interrupted by SIGINT during terraform apply');
       expect(all).not.toContain('Creation complete');
-      // terraform cut the provisioner short: signalled alone, terragrunt let it run to its end.
-      await new Promise((wait) => setTimeout(wait, 12_000));
+      // terraform cut the provisioner short: signalled alone, terragrunt let it run to its end. Once its shell
+      // is gone (at once when cut short; after its 10 s sleep when not), the mark says which.
+      const shell = Number(readFileSync(started, 'utf8'));
+      const gone = Date.now() + 30_000;
+      while (running(shell) && Date.now() < gone) await new Promise((wait) => setTimeout(wait, 100));
+      expect(running(shell), `the provisioner's shell (pid ${shell}) still runs`).toBe(false);
       expect(existsSync(mark)).toBe(false);
     },
     120_000,
   );
 });
+
+/** A process that runs: not gone, not a zombie waiting to be reaped. */
+function running(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z /s.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
