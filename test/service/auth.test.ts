@@ -239,6 +239,13 @@ describe('public key', () => {
     expect(pem.headers.get('content-type')).toBe('application/x-pem-file');
     expect(pem.text).toBe(json.body.public_key);
   });
+
+  it('is JSON when the client refuses PEM with q=0', async () => {
+    const refused = await api(svc, 'GET', `${CONFORMANCE}/public-key`, {
+      headers: { Accept: 'application/x-pem-file;q=0, application/json' },
+    });
+    expect(refused.headers.get('content-type')).toMatch(/^application\/json/);
+  });
 });
 
 describe('rate limit', () => {

@@ -9,6 +9,7 @@ import { evaluatePlanUpload, evaluationBlockedError, pushObservedState } from '.
 import { gate, gateBlockedError } from '../core/gate.js';
 import * as packages from '../core/packages.js';
 import { GATE_MIN_PLAN } from '../types.js';
+import { preferredType } from './accept.js';
 import { BASE_PATH, PACKAGE_PATH } from './paths.js';
 import { BOOLEAN_VALUES, defineRoute, type QueryParam, type Reply, type Route } from './router.js';
 import { DESIGN_ROUTES } from './routes-design.js';
@@ -178,7 +179,9 @@ export const ROUTES: readonly Route[] = [
     async handler({ ctx, headers: request }) {
       const key = ctx.platformKey;
       const headers = { 'X-Key-Id': key.keyId, Vary: 'Accept' };
-      if ((request.accept ?? '').includes('application/x-pem-file')) {
+      if (
+        preferredType(request.accept, ['application/json', 'application/x-pem-file']) !== 'application/json'
+      ) {
         return {
           status: 200,
           raw: { body: key.publicKeyPem, contentType: 'application/x-pem-file' },
