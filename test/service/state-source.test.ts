@@ -134,6 +134,27 @@ describe.each(['embedded', 'postgres'] as const)('state sources on the %s store'
   });
 
   it.each([
+    ['s3', {}, ['bucket', 'key']],
+    ['s3', { bucket: 'b', key: ' ' }, ['key']],
+    ['gcs', { prefix: 'p' }, ['bucket']],
+    ['azurerm', { container_name: 'c', key: 'k' }, ['storage_account_name']],
+    ['kubernetes', {}, ['secret_suffix']],
+    ['consul', { address: 'c:8500' }, ['path']],
+  ] as const)(
+    'refuses %s %j, which lacks a setting terraform requires, naming it (every check failed with 502)',
+    async (type, config, missing) => {
+      const id = await createApprovedPackage(svc(), design(`src-required-${kind}`));
+      const response = await api<ErrorBody>(svc(), 'PUT', path(id), { body: { type, config } });
+      expect(response.status, response.text).toBe(400);
+      expect(response.body.error.code).toBe('invalid_parameter');
+      expect(response.body.error.message).toContain(
+        `the ${type} backend needs ${missing.map((k) => `"config.${k}"`).join(' and ')}`,
+      );
+      expect((await api(svc(), 'GET', path(id))).status).toBe(404);
+    },
+  );
+
+  it.each([
     ['pg', { conn_str: 'postgres://u:p@db/x' }, 'conn_str', 'PG_CONN_STR'],
     ['s3', { bucket: 'b', key: 'k', access_key: 'AKIA' }, 'access_key', 'AWS_ACCESS_KEY_ID'],
     ['s3', { bucket: 'b', key: 'k', secret_key: 'x' }, 'secret_key', 'AWS_SECRET_ACCESS_KEY'],

@@ -165,6 +165,33 @@ function checkLocal(config: Record<string, BackendValue>): void {
   }
 }
 
+/**
+ * Settings terraform's documentation marks required that no environment variable of the service can supply:
+ * without one every drift check fails (502) until the source is fixed, so the source is refused now instead.
+ * Backends whose settings may come from the environment (pg, http, remote, cloud) are left to terraform.
+ */
+const REQUIRED_SETTINGS: Partial<Record<StateBackendType, readonly string[]>> = {
+  s3: ['bucket', 'key'],
+  gcs: ['bucket'],
+  azurerm: ['storage_account_name', 'container_name', 'key'],
+  kubernetes: ['secret_suffix'],
+  consul: ['path'],
+};
+
+function checkRequired(type: StateBackendType, config: Record<string, BackendValue>): void {
+  const missing = (REQUIRED_SETTINGS[type] ?? []).filter((key) => {
+    const value = config[key];
+    return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+  });
+  if (missing.length === 0) return;
+  throw new ServiceError(
+    400,
+    'invalid_parameter',
+    `the ${type} backend needs ${missing.map((key) => `"config.${key}"`).join(' and ')}: terraform cannot read a state without ${missing.length === 1 ? 'it' : 'them'}, so every drift check would fail`,
+    { details: { path: ['config', missing[0]!], missing: missing.map((key) => `config.${key}`) } },
+  );
+}
+
 export async function putStateSource(
   ctx: ServiceContext,
   principal: Principal,
@@ -183,6 +210,7 @@ export async function putStateSource(
   if (!backendAllowed(ctx, input.type)) throw backendNotAllowed(ctx, input.type);
   refuseSecrets(input.type, input.config);
   if (input.type === 'local') checkLocal(input.config);
+  checkRequired(input.type, input.config);
   refuseUnstorableText(input.config, 'invalid_parameter', 'config');
   const record = await ctx.store.stateSources.put(principal, pkg, input);
   return stateSourceView(pkg, record);
