@@ -18,6 +18,14 @@ export function addRouteOptions(command: Command): Command {
       'the service route: this package decides (with --bundle: refuse a bundle for another package)',
     )
     .option(
+      '--timeout <seconds>',
+      'with --package: wait this long for a response, and between response chunks',
+    )
+    .option(
+      '--retries <n>',
+      'with --package: retries on connection errors and 429/502/503/504 (default 3; env TFGATE_RETRIES)',
+    )
+    .option(
       '--account <name>',
       "with --bundle: refuse a bundle built for another account's package (env TFGATE_ACCOUNT)",
     )

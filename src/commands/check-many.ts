@@ -41,6 +41,8 @@ export const checkManyOptionsSchema = z
         publicKey: z.optional(z.string().check(z.minLength(1))),
         allowUnsigned: z._default(z.boolean(), false),
         account: z.optional(z.string().check(z.minLength(1))),
+        timeout: z.optional(z.string()),
+        retries: z.optional(z.string()),
       }),
       { allowUnsigned: false },
     ),

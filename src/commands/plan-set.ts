@@ -31,6 +31,9 @@ export interface RouteDefaults {
   allowUnsigned: boolean;
   /** The account every bundle must be for (--account). */
   account?: string | undefined;
+  /** The service route's --timeout and --retries, as given. */
+  timeout?: string | undefined;
+  retries?: string | undefined;
 }
 
 export interface PlanSetInput {
@@ -315,6 +318,8 @@ function entryRoute(entry: PlanMapEntry, at: string, base: string, input: PlanSe
       packageId: entry.package,
       ...(defaults.baseUrl !== undefined ? { baseUrl: defaults.baseUrl } : {}),
       ...(defaults.caFile !== undefined ? { caFile: defaults.caFile } : {}),
+      ...(defaults.timeout !== undefined ? { timeout: defaults.timeout } : {}),
+      ...(defaults.retries !== undefined ? { retries: defaults.retries } : {}),
     };
   }
   return input.route ?? missingRoute(entry.plan_json ?? entry.plan_file ?? at);

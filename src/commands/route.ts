@@ -32,6 +32,9 @@ export const routeSchema = z.discriminatedUnion('kind', [
     /** Falls back to TFGATE_BASE_URL. */
     baseUrl: z.optional(z.string().check(z.minLength(1))),
     caFile: z.optional(z.string().check(z.minLength(1))),
+    /** --timeout and --retries as given: validated with the client's settings (resolveClientConfig). */
+    timeout: z.optional(z.string()),
+    retries: z.optional(z.string()),
   }),
 ]);
 export type RouteOption = z.output<typeof routeSchema>;
@@ -52,7 +55,7 @@ const BUNDLE_HINT =
 export async function checkRoute(route: RouteOption, env: NodeJS.ProcessEnv): Promise<void> {
   if (route.kind === 'remote') {
     const { resolveClientConfig } = await import('../client/config.js');
-    await resolveClientConfig({ baseUrl: route.baseUrl, caFile: route.caFile }, env);
+    await resolveClientConfig(clientFlags(route), env);
     return;
   }
   await requireFiles(routeFiles(route));
@@ -70,16 +73,19 @@ export function routeFiles(route: RouteOption): NamedFile[] {
   ];
 }
 
+/** The service route's connection settings, as the client takes them. */
+function clientFlags(route: Extract<RouteOption, { kind: 'remote' }>) {
+  return { baseUrl: route.baseUrl, caFile: route.caFile, timeout: route.timeout, retries: route.retries };
+}
+
 export async function openEvaluator(route: RouteOption, context: RouteContext): Promise<PlanEvaluator> {
   switch (route.kind) {
     case 'remote': {
       // Loaded on demand: the HTTP client (undici) costs startup time the offline bundle route never needs.
       const { RemoteEvaluator, ServiceClient } = await import('../client/index.js');
-      const client = await ServiceClient.fromOptions(
-        { baseUrl: route.baseUrl, caFile: route.caFile },
-        context.env ?? process.env,
-        { notice: (message) => context.stderr.write(`${message}\n`) },
-      );
+      const client = await ServiceClient.fromOptions(clientFlags(route), context.env ?? process.env, {
+        notice: (message) => context.stderr.write(`${message}\n`),
+      });
       const remote = new RemoteEvaluator(client, route.packageId);
       return {
         description: remote.description,

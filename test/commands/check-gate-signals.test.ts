@@ -135,3 +135,66 @@ describe('tfgate state push --state-json interrupted', () => {
     expect(result.stderr).toContain(`error: interrupted by SIGTERM ${says}`);
   });
 });
+
+describe("check, plan and apply take the service route's --timeout and --retries (gate and bundle pull did)", () => {
+  it('check gives up after --timeout with --retries 0: no decision, saying how long it waited', async () => {
+    const child = await execa(
+      'node',
+      [
+        CLI_MAIN,
+        'check',
+        '--package',
+        'payments',
+        '--plan-json',
+        PLAN,
+        '--base-url',
+        baseUrl,
+        '--timeout',
+        '0.5',
+        '--retries',
+        '0',
+      ],
+      {
+        env: { TFGATE_API_KEY: 'tfg_hang', NO_COLOR: '1', PATH: process.env.PATH ?? '' },
+        extendEnv: false,
+        reject: false,
+      },
+    );
+    expect(child.exitCode, child.stderr).toBe(4);
+    expect(child.stderr).toContain('did not answer within 500 ms for the evaluation');
+  });
+
+  it.each([
+    [['--timeout', '0'], '--timeout: must be at least 0.001'],
+    [['--retries', '11'], '--retries'],
+  ])('check refuses %j before any call, naming the flag', async (flags, says) => {
+    const child = await execa(
+      'node',
+      [CLI_MAIN, 'check', '--package', 'payments', '--plan-json', PLAN, '--base-url', baseUrl, ...flags],
+      { env: { TFGATE_API_KEY: 'tfg_hang', PATH: process.env.PATH ?? '' }, extendEnv: false, reject: false },
+    );
+    expect(child.exitCode, child.stderr).toBe(1);
+    expect(child.stderr).toContain(says);
+  });
+
+  it('refuses them with --bundle: nothing is waited for there', async () => {
+    const child = await execa(
+      'node',
+      [
+        CLI_MAIN,
+        'check',
+        '--bundle',
+        'b.tar.gz',
+        '--public-key',
+        'k.pem',
+        '--plan-json',
+        PLAN,
+        '--timeout',
+        '5',
+      ],
+      { env: { PATH: process.env.PATH ?? '' }, extendEnv: false, reject: false },
+    );
+    expect(child.exitCode, child.stderr).toBe(1);
+    expect(child.stderr).toContain('--timeout applies to the service route (--package) only');
+  });
+});

@@ -89,6 +89,8 @@ export function normaliseCheckInput(
         ),
         allowUnsigned: flags.allowUnsignedBundleINSECURE ?? false,
         account: flags.account ?? nonEmpty(env.TFGATE_ACCOUNT),
+        timeout: flags.timeout,
+        retries: flags.retries,
       },
       ...decisionInput(flags, env),
       repositoryRoot: flags.repositoryRoot,

@@ -15,6 +15,8 @@ export interface RouteFlags {
   allowUnsignedBundleINSECURE?: boolean;
   package?: string;
   account?: string;
+  timeout?: string;
+  retries?: string;
 }
 
 /** How the user wrote each option path, for usage errors. */
@@ -35,7 +37,14 @@ export function routeInputFromFlags(flags: RouteFlags, env: NodeJS.ProcessEnv): 
         hint: "the service route needs no account: the service judges with the API key's own account",
       });
     }
-    return { kind: 'remote', packageId: flags.package, baseUrl: flags.baseUrl, caFile: flags.caFile };
+    return {
+      kind: 'remote',
+      packageId: flags.package,
+      baseUrl: flags.baseUrl,
+      caFile: flags.caFile,
+      timeout: flags.timeout,
+      retries: flags.retries,
+    };
   }
   if (flags.bundle === undefined || flags.baseUrl !== undefined) {
     throw new UsageError(
@@ -47,6 +56,20 @@ export function routeInputFromFlags(flags: RouteFlags, env: NodeJS.ProcessEnv): 
         hint: 'the service: --package <id> with --base-url or TFGATE_BASE_URL and TFGATE_API_KEY; offline: `tfgate bundle pull`, then --bundle and --public-key',
       },
     );
+  }
+  for (const [flag, given] of [
+    ['--timeout', flags.timeout],
+    ['--retries', flags.retries],
+  ] as const) {
+    if (given !== undefined) {
+      throw new UsageError(
+        'service_option_without_service',
+        `${flag} applies to the service route (--package) only`,
+        {
+          hint: 'a bundle is evaluated here, with no service call to wait for or retry',
+        },
+      );
+    }
   }
   return {
     kind: 'bundle',
