@@ -11,6 +11,7 @@ import {
   isTfgateError,
   NoDecisionError,
 } from '../errors/index.js';
+import { plural } from '../errors/plural.js';
 import { shownPath } from '../errors/shown.js';
 import { detailsUnavailable, type PlanEvaluator } from '../model/evaluator.js';
 import { combineDecisions } from '../model/index.js';
@@ -109,7 +110,7 @@ export async function runCheckMany(options: CheckManyOptions, context: CommandIo
 function act(report: RootsReport, advisory: boolean, stderr: CommandIo['stderr']): ExitCode {
   if (report.decision === 'pass') return ExitCode.ok;
   const undecided = report.roots.filter((r) => !r.subject);
-  const reason = `no decision for ${undecided.length} of ${report.roots.length} plans: ${undecided
+  const reason = `no decision for ${undecided.length} of ${plural(report.roots.length, 'plan')}: ${undecided
     .map((r) => `${shownPath(r.root)} (${r.noDecision?.message ?? 'not evaluated'})`)
     .join('; ')}`;
   if (advisory) {

@@ -2,6 +2,8 @@
 // CDKTF aspect: what would stop a pipeline (a block, or no decision at all) is said loudly and does not
 // stop it. Every notice starts with ADVISORY MODE so a log search finds each one.
 
+import { plural } from './plural.js';
+
 export const ADVISORY_PREFIX = 'ADVISORY MODE';
 
 /** What happens instead of failing, by who says it. */
@@ -28,7 +30,7 @@ function situationText(situation: AdvisorySituation): string {
     case 'no-decision':
       return `no decision could be reached (${situation.reason})`;
     case 'would-block':
-      return `${situation.findings} ${situation.findings === 1 ? 'finding' : 'findings'} would block at min severity ${situation.minSeverity}`;
+      return `${plural(situation.findings, 'finding')} would block at min severity ${situation.minSeverity}`;
     case 'gate-would-block':
       return `the gate WOULD HAVE BLOCKED this release (${situation.summary})`;
   }

@@ -1,5 +1,6 @@
 // One neutral view of a many-plan report (RootsReport), so every renderer groups the roots and tells the
 // combined decision the same way. Each decided root is an ordinary ReportView (view.ts).
+import { plural } from '../errors/plural.js';
 import type { CombinedDecision, Severity } from '../model/index.js';
 import type { RootReport, RootsReport } from './subject.js';
 import { type ReportView, viewOf } from './view.js';
@@ -58,22 +59,18 @@ export function rootsViewOf(report: RootsReport): RootsView {
   };
 }
 
-function plural(n: number, one: string, many: string): string {
-  return `${n} ${n === 1 ? one : many}`;
-}
-
 /**
  * The combined decision line every text-like many-plan report starts with: PASS, FAIL (a block; "N
  * failures", as Atlantis reads it), NO DECISION, or ADVISORY. A pass never contains "fail".
  */
 export function rootsDecisionLine(v: RootsView): string {
-  const of = `${v.roots.length} ${v.roots.length === 1 ? 'root' : 'roots'}`;
-  const scope = `${plural(v.resourceChanges, 'resource change', 'resource changes')} evaluated (min severity ${v.minSeverity})`;
+  const of = plural(v.roots.length, 'root');
+  const scope = `${plural(v.resourceChanges, 'resource change')} evaluated (min severity ${v.minSeverity})`;
   const undecided = v.undecided > 0 ? `, no decision for ${v.undecided}` : '';
   if (v.decision === 'pass') return `PASS: 0 blocking findings in ${of}, ${scope}`;
   const what =
     v.decision === 'block'
-      ? `${plural(v.failures, 'failure', 'failures')} in ${v.blocked} of ${of}${undecided}`
+      ? `${plural(v.failures, 'failure')} in ${v.blocked} of ${of}${undecided}`
       : `no decision for ${v.undecided} of ${of}`;
   if (v.verdict === 'advisory') {
     return `ADVISORY: would stop on ${what}, ${scope}; not enforced because --advisory was given`;

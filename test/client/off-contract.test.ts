@@ -328,7 +328,7 @@ describe('the gate and the evaluation against a double whose decision its own fi
         { open: 1, acknowledged: 0, blocking: 1 },
         'its counts (1 blocking, 0 acknowledged) are not the findings it lists (1 blocking, 1 acknowledged)',
       ],
-      [{ open: 0, acknowledged: 1, blocking: 1 }, 'its counts say 1 findings block but only 0 are open'],
+      [{ open: 0, acknowledged: 1, blocking: 1 }, 'its counts say 1 finding blocks but only 0 are open'],
     ] as const) {
       const error = await failure(gateAnswering(409, { ...gate({ counts }), error: blocked }));
       expect(error.code).toBe('contradictory_response');
