@@ -15,7 +15,12 @@ import { plural } from '../errors/plural.js';
 import { shownPath } from '../errors/shown.js';
 import { detailsUnavailable, type PlanEvaluator } from '../model/evaluator.js';
 import { combineDecisions } from '../model/index.js';
-import { advisorySchema, minSeveritySchema, reportTargetsSchema } from '../options/common.js';
+import {
+  advisoryGivenAsSchema,
+  advisorySchema,
+  minSeveritySchema,
+  reportTargetsSchema,
+} from '../options/common.js';
 import type { RootReport, RootsReport } from '../report/subject.js';
 import { emitReports } from '../report/targets.js';
 import * as z from '../schemas/zod.js';
@@ -47,6 +52,7 @@ export const checkManyOptionsSchema = z
     minSeverity: minSeveritySchema,
     reports: reportTargetsSchema,
     advisory: advisorySchema,
+    advisoryGivenAs: advisoryGivenAsSchema,
     repositoryRoot: z.optional(z.string().check(z.minLength(1))),
     /** Plans read and evaluated at once. */
     concurrency: z._default(z.number().check(z.int(), z.gte(1)), () =>
@@ -97,6 +103,7 @@ export async function runCheckMany(options: CheckManyOptions, context: CommandIo
       minSeverity: options.minSeverity,
       roots: results,
       ...(options.advisory ? { advisory: true } : {}),
+      ...(options.advisory && options.advisoryGivenAs ? { advisoryGivenAs: options.advisoryGivenAs } : {}),
     };
     // Report, then act.
     await emitReports(report, options.reports, context);
@@ -124,7 +131,9 @@ function act(report: RootsReport, advisory: boolean, stderr: CommandIo['stderr']
         : []),
       ...(undecided.length > 0 ? [{ kind: 'no-decision' as const, reason }] : []),
     ];
-    for (const s of situations) stderr.write(`${advisoryNotice(s, ADVISORY_CONSEQUENCE.notEnforced)}\n`);
+    for (const s of situations) {
+      stderr.write(`${advisoryNotice(s, ADVISORY_CONSEQUENCE.notEnforced, report.advisoryGivenAs)}\n`);
+    }
     return ExitCode.ok;
   }
   if (report.decision === 'block') return ExitCode.blocked;

@@ -3,7 +3,7 @@
 import { plural } from '../errors/plural.js';
 import type { CombinedDecision, Severity } from '../model/index.js';
 import type { RootReport, RootsReport } from './subject.js';
-import { type ReportView, viewOf } from './view.js';
+import { notEnforced, type ReportView, viewOf } from './view.js';
 
 export type RootStatus = 'pass' | 'block' | 'no_decision';
 
@@ -31,11 +31,19 @@ export interface RootsView {
   blocked: number;
   undecided: number;
   resourceChanges: number;
+  /** How advisory mode was asked for (verdict advisory); absent: --advisory. */
+  advisoryGivenAs?: string;
 }
 
 export function rootsViewOf(report: RootsReport): RootsView {
   const roots = report.roots.map((root): RootView => {
-    const view = root.subject ? viewOf({ ...root.subject, advisory: report.advisory }) : undefined;
+    const view = root.subject
+      ? viewOf({
+          ...root.subject,
+          advisory: report.advisory,
+          ...(report.advisoryGivenAs ? { advisoryGivenAs: report.advisoryGivenAs } : {}),
+        })
+      : undefined;
     return {
       root: root.root,
       plan: root.plan,
@@ -56,6 +64,7 @@ export function rootsViewOf(report: RootsReport): RootsView {
     blocked: roots.filter((r) => r.status === 'block').length,
     undecided: roots.filter((r) => r.status === 'no_decision').length,
     resourceChanges: roots.reduce((n, r) => n + (r.view?.resourceChanges ?? 0), 0),
+    ...(report.advisory && report.advisoryGivenAs ? { advisoryGivenAs: report.advisoryGivenAs } : {}),
   };
 }
 
@@ -73,7 +82,7 @@ export function rootsDecisionLine(v: RootsView): string {
       ? `${plural(v.failures, 'failure')} in ${v.blocked} of ${of}${undecided}`
       : `no decision for ${v.undecided} of ${of}`;
   if (v.verdict === 'advisory') {
-    return `ADVISORY: would stop on ${what}, ${scope}; not enforced because --advisory was given`;
+    return `ADVISORY: would stop on ${what}, ${scope}; ${notEnforced(v.advisoryGivenAs)}`;
   }
   return v.decision === 'block' ? `FAIL: ${what}, ${scope}` : `NO DECISION: ${what}, ${scope}`;
 }

@@ -1,5 +1,6 @@
 // One neutral view of a report subject, so every renderer tells the same story from the same numbers.
 
+import { ADVISORY_CONSEQUENCE, advisoryReason } from '../errors/advisory.js';
 import { nounFor, plural } from '../errors/plural.js';
 import {
   type Decision,
@@ -59,6 +60,8 @@ export interface ReportView {
   fallbackDirectory?: string;
   /** The rules a subject of this kind evaluates, shown as passing test cases when they found nothing. */
   ruleSet: readonly RuleId[];
+  /** How advisory mode was asked for (verdict advisory), as the decision line names it; absent: --advisory. */
+  advisoryGivenAs?: string;
   /** Counts, as [label, n] pairs in display order; a noun's label agrees with its count ("1 destruction"). */
   counts: ReadonlyArray<readonly [string, number]>;
   /** Resource changes evaluated (evaluation only). */
@@ -80,6 +83,7 @@ export function viewOf(subject: ReportSubject): ReportView {
   if (view.decision === 'block' && view.failures === 0 && !view.detailsUnavailable) {
     view.detailsUnavailable = 'no blocking findings were reported with the decision';
   }
+  if (view.verdict === 'advisory' && subject.advisoryGivenAs) view.advisoryGivenAs = subject.advisoryGivenAs;
   return view;
 }
 
@@ -211,7 +215,7 @@ export function decisionLine(view: ReportView): string {
   if (view.detailsUnavailable) {
     return view.verdict === 'fail'
       ? `FAIL: ${view.label} blocked (${where}); ${view.detailsUnavailable}`
-      : `ADVISORY: the ${view.label} would block (${where}); ${view.detailsUnavailable}; not enforced because --advisory was given`;
+      : `ADVISORY: the ${view.label} would block (${where}); ${view.detailsUnavailable}; ${notEnforced(view.advisoryGivenAs)}`;
   }
   const n = view.failures;
   if (view.verdict === 'fail') {
@@ -219,7 +223,12 @@ export function decisionLine(view: ReportView): string {
     // conftest reading, /[1-9][0-9]* failure/).
     return `FAIL: ${plural(n, 'failure')}, ${scope} (${where})`;
   }
-  return `ADVISORY: would block on ${plural(n, 'finding')}, ${scope} (${where}); not enforced because --advisory was given`;
+  return `ADVISORY: would block on ${plural(n, 'finding')}, ${scope} (${where}); ${notEnforced(view.advisoryGivenAs)}`;
+}
+
+/** What an advisory report says of a block it does not enforce, and why: "not enforced because --advisory was given". */
+export function notEnforced(givenAs: string | undefined): string {
+  return `${ADVISORY_CONSEQUENCE.notEnforced} ${advisoryReason(givenAs)}`;
 }
 
 /** The decision line of a subject: what the text report starts with. */

@@ -104,6 +104,26 @@ describe('tfgate apply (bundle route, real terraform)', () => {
     expect(result.evaluation?.decision).toBe('block');
     expect(run.progress()).toMatch(/BANNER ADVISORY MODE.*goes ahead/);
     expect(ws.stateAddresses()).toHaveLength(2);
+
+    // Asked for through the environment, the notice names the variable, not a flag that was never given.
+    const planned = workspace();
+    const cli = await runCli(
+      [
+        'plan',
+        '--bundle',
+        suite.strict.bundle,
+        '--public-key',
+        suite.strict.publicKey,
+        '--chdir',
+        planned.dir,
+      ],
+      { env: { TF_CLI_CONFIG_FILE: String(planned.env.TF_CLI_CONFIG_FILE), TFGATE_ADVISORY: '1' } },
+    );
+    expect(cli.exitCode, cli.stderr).toBe(ExitCode.ok);
+    expect(cli.stderr).toMatch(
+      /ADVISORY MODE: \d+ findings? would block at min severity low; terraform goes ahead anyway because TFGATE_ADVISORY=1 is set/,
+    );
+    expect(cli.stderr).not.toContain('--advisory');
   });
 
   it('never applies an errored plan (failing precondition): exit 2, terraform error named', async () => {

@@ -48,6 +48,15 @@ describe('tfgate gate exit codes', () => {
     const advisory = await runCli(['gate', '--package', 'cli-drift', '--advisory'], { env: env() });
     expect(advisory.exitCode).toBe(0);
     expect(advisory.stderr).toContain('WOULD HAVE BLOCKED');
+    expect(advisory.stderr).toContain('; exiting 0 because --advisory was given');
+    const fromEnv = await runCli(['gate', '--package', 'cli-drift'], {
+      env: env({ TFGATE_ADVISORY: 'yes' }),
+    });
+    expect(fromEnv.exitCode).toBe(0);
+    expect(fromEnv.stdout).toMatch(
+      /^ADVISORY: would block .*; not enforced because TFGATE_ADVISORY=yes is set$/m,
+    );
+    expect(fromEnv.stderr).toMatch(/WOULD HAVE BLOCKED .*; exiting 0 because TFGATE_ADVISORY=yes is set$/m);
   });
 
   it('exit 1 without TFGATE_API_KEY, and there is no flag to pass one', async () => {

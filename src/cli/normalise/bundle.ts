@@ -3,7 +3,8 @@ import { CLIENT_FLAG_NAMES } from '../../client/config.js';
 import { type BundleBuildOptions, bundleBuildOptionsSchema } from '../../commands/bundle-build.js';
 import { type BundlePullOptions, bundlePullOptionsSchema } from '../../commands/bundle-pull.js';
 import { type BundleVerifyOptions, bundleVerifyOptionsSchema } from '../../commands/bundle-verify.js';
-import { nonEmpty, parseOptions } from '../../options/common.js';
+import { parseOptions } from '../../options/common.js';
+import { GivenSettings } from './given.js';
 import { clientInput, keyFilePath, type ServiceFlags } from './shared.js';
 
 export interface BundleBuildFlags {
@@ -76,13 +77,12 @@ export function normaliseBundlePullOptions(
   flags: BundlePullFlags,
   env: NodeJS.ProcessEnv,
 ): BundlePullOptions {
-  return parseOptions(
-    bundlePullOptionsSchema,
-    {
-      packageId: flags.package ?? nonEmpty(env.TFGATE_PACKAGE),
-      dir: nonEmpty(flags.dir ?? env.TFGATE_BUNDLE_DIR),
-      client: clientInput(flags),
-    },
-    { ...CLIENT_FLAG_NAMES, packageId: '--package', dir: '--dir' },
-  );
+  const given = new GivenSettings(env, { ...CLIENT_FLAG_NAMES, packageId: '--package', dir: '--dir' });
+  const input = {
+    packageId: given.text('packageId', flags.package, 'TFGATE_PACKAGE'),
+    // An empty --dir is no directory (the default), as an empty variable is.
+    dir: flags.dir === '' ? undefined : given.text('dir', flags.dir, 'TFGATE_BUNDLE_DIR'),
+    client: clientInput(flags),
+  };
+  return parseOptions(bundlePullOptionsSchema, input, given.flagNames);
 }

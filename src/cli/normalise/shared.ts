@@ -1,7 +1,8 @@
 // Flag groups several normalisers read the same way: severity, reports and advisory; the service connection;
 // the key files.
 import { UsageError } from '../../errors/index.js';
-import { envBoolean, nonEmpty, reportTargetsFromFlags } from '../../options/common.js';
+import { nonEmpty, reportTargetsFromFlags } from '../../options/common.js';
+import type { GivenSettings } from './given.js';
 
 /** --min-severity, --report (or --format/--output), --advisory as commander hands them over. */
 export interface DecisionFlags {
@@ -18,12 +19,18 @@ export const DECISION_FLAG_NAMES: Readonly<Record<string, string>> = {
   advisory: '--advisory',
 };
 
-/** Flags win over the environment (TFGATE_MIN_SEVERITY, TFGATE_ADVISORY). */
-export function decisionInput(flags: DecisionFlags, env: NodeJS.ProcessEnv) {
+/**
+ * Flags win over the environment (TFGATE_MIN_SEVERITY, TFGATE_ADVISORY); `given` remembers which gave each,
+ * so an error names the variable, and advisory mode's notices say `TFGATE_ADVISORY=1`, when it was that.
+ */
+export function decisionInput(flags: DecisionFlags, given: GivenSettings) {
+  const advisory = given.boolean('advisory', flags.advisory, 'TFGATE_ADVISORY');
+  const advisoryGivenAs = advisory ? given.givenAs('advisory') : undefined;
   return {
-    minSeverity: flags.minSeverity ?? nonEmpty(env.TFGATE_MIN_SEVERITY),
+    minSeverity: given.text('minSeverity', flags.minSeverity, 'TFGATE_MIN_SEVERITY'),
     reports: reportTargetsFromFlags(flags.format, flags.output, flags.report),
-    advisory: flags.advisory ?? envBoolean(env, 'TFGATE_ADVISORY'),
+    advisory,
+    ...(advisoryGivenAs ? { advisoryGivenAs } : {}),
   };
 }
 
