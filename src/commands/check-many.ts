@@ -45,6 +45,7 @@ export const checkManyOptionsSchema = z
         baseUrl: z.optional(z.string().check(z.minLength(1))),
         caFile: z.optional(z.string().check(z.minLength(1))),
         publicKey: z.optional(z.string().check(z.minLength(1))),
+        publicKeyGivenAs: z.optional(z.string().check(z.minLength(1))),
         allowUnsigned: z._default(z.boolean(), false),
       }),
       { allowUnsigned: false },

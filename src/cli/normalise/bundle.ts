@@ -21,14 +21,16 @@ export function normaliseBundleBuildOptions(
   flags: BundleBuildFlags,
   env: NodeJS.ProcessEnv,
 ): BundleBuildOptions {
+  const signingKey = keyFilePath(
+    { name: '--signing-key', value: flags.signingKey },
+    { name: 'TFGATE_SIGNING_KEY', env },
+  );
   return parseOptions(
     bundleBuildOptionsSchema,
     {
       ...flags,
-      signingKey: keyFilePath(
-        { name: '--signing-key', value: flags.signingKey },
-        { name: 'TFGATE_SIGNING_KEY', env },
-      ),
+      signingKey: signingKey?.path,
+      ...(signingKey?.givenAs ? { signingKeyGivenAs: signingKey.givenAs } : {}),
     },
     {
       design: '--design',
@@ -52,14 +54,16 @@ export function normaliseBundleVerifyOptions(
   flags: BundleVerifyFlags,
   env: NodeJS.ProcessEnv,
 ): BundleVerifyOptions {
+  const publicKey = keyFilePath(
+    { name: '--public-key', value: flags.publicKey },
+    { name: 'TFGATE_PUBLIC_KEY', env },
+  );
   return parseOptions(
     bundleVerifyOptionsSchema,
     {
       bundle,
-      publicKey: keyFilePath(
-        { name: '--public-key', value: flags.publicKey },
-        { name: 'TFGATE_PUBLIC_KEY', env },
-      ),
+      publicKey: publicKey?.path,
+      ...(publicKey?.givenAs ? { publicKeyGivenAs: publicKey.givenAs } : {}),
       packageId: flags.package,
       scope: flags.scope,
       allowUnsigned: flags.allowUnsignedBundleINSECURE ?? false,

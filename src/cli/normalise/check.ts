@@ -76,6 +76,10 @@ export function normaliseCheckInput(
   // With a plan map the command line's route is optional: the map may name each plan's package or bundle.
   const routeGiven = flags.bundle !== undefined || flags.package !== undefined;
   const given = new GivenSettings(env, CHECK_FLAG_NAMES);
+  const publicKey = keyFilePath(
+    { name: '--public-key', value: flags.publicKey },
+    { name: 'TFGATE_PUBLIC_KEY', env },
+  );
   const input = {
     plans,
     planMap: flags.planMap,
@@ -83,10 +87,8 @@ export function normaliseCheckInput(
     routeDefaults: {
       baseUrl: flags.baseUrl,
       caFile: flags.caFile,
-      publicKey: keyFilePath(
-        { name: '--public-key', value: flags.publicKey },
-        { name: 'TFGATE_PUBLIC_KEY', env },
-      ),
+      publicKey: publicKey?.path,
+      ...(publicKey?.givenAs ? { publicKeyGivenAs: publicKey.givenAs } : {}),
       allowUnsigned: flags.allowUnsignedBundleINSECURE ?? false,
     },
     ...decisionInput(flags, given),

@@ -46,6 +46,13 @@ export function clientInput(flags: ServiceFlags) {
   return { baseUrl: flags.baseUrl, caFile: flags.caFile, timeout: flags.timeout, retries: flags.retries };
 }
 
+/** A key file's path, and the variable that named it when the environment did (the flag's name otherwise). */
+export interface KeyFile {
+  path: string;
+  /** Set when the path came from the variable: messages about the file name it, not the flag. */
+  givenAs?: string;
+}
+
 /**
  * A key file's path from its flag, else its variable. A value holding the key's text (a CI secret pasted
  * where the path goes) is refused without repeating it: it would be printed as a missing file's name, and a
@@ -54,11 +61,13 @@ export function clientInput(flags: ServiceFlags) {
 export function keyFilePath(
   flag: { name: string; value: string | undefined },
   variable: { name: string; env: NodeJS.ProcessEnv },
-): string | undefined {
+): KeyFile | undefined {
   const fromFlag = flag.value;
   const value = fromFlag ?? nonEmpty(variable.env[variable.name]);
-  if (value === undefined || !value.includes('-----BEGIN')) return value;
+  if (value === undefined) return undefined;
   const source = fromFlag === undefined ? variable.name : flag.name;
+  if (!value.includes('-----BEGIN'))
+    return fromFlag === undefined ? { path: value, givenAs: variable.name } : { path: value };
   throw new UsageError(
     'key_text_not_path',
     `${source} holds a key's text, not the path of a key file (not shown)`,
