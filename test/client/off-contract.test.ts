@@ -111,6 +111,20 @@ describe('tfgate keys create against a double that answers off-contract (a fault
   });
 });
 
+describe('keys revoke against a service that answers the revocation with 204 and no body', () => {
+  it('fault fake: says the key was revoked, without claiming whether it was before', async () => {
+    const result = await cliAgainst(
+      (_req, res) => {
+        res.statusCode = 204;
+        res.end();
+      },
+      ['keys', 'revoke', 'key_AAAAAAAAAAAA'],
+    );
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toBe('revoked key key_AAAAAAAAAAAA');
+  });
+});
+
 describe('keys create and state push when the service fails (5xx): no decision, exit 4, never exit 1', () => {
   it('keys create: a 503 is service-unavailable (exit 4), and the key creation is sent once, never retried', async () => {
     const result = await cliAgainst(
