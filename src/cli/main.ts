@@ -12,6 +12,7 @@ import {
 import { terminalSafeError } from '../report/terminal-safe.js';
 import { recordedExitCode } from './exit-code.js';
 import { explainMissingOptions } from './missing-options.js';
+import { unsupportedNodeWarning } from './node-support.js';
 import { buildProgram } from './program.js';
 
 /** Set when a signal ended the command outside a terraform step: tfgate then ends as that signal ends it. */
@@ -23,6 +24,9 @@ async function main(argv: string[]): Promise<number> {
   try {
     const program = buildProgram(argv).hook('preAction', (_program, action) => {
       running = action;
+      // Every command, before it does anything: a Node.js tfgate does not support is said, never silent.
+      const warning = unsupportedNodeWarning();
+      if (warning) process.stderr.write(`${warning}\n`);
     });
     await program.parseAsync(argv);
     // Actions report their exit code through setExitCode; a command that sets none succeeded.

@@ -194,6 +194,23 @@ const STATUS_RULES: Record<number, StatusRule> = {
       `the service kept rate-limiting the ${ctx.operation} call (HTTP 429)${tries(ctx)}${said(ctx)}`,
     hint: () => `retry the job later, or raise the key's rate limit. ${NOTHING_APPLIED}`,
   },
+  // A 502 without a body tfgate knows is any other server failure (a proxy's, a crash): SERVER_ERROR's words.
+  502: {
+    code: (ctx) => SERVER_ERROR.code(ctx),
+    exitCode: fixed(ExitCode.noDecision),
+    message: (ctx) =>
+      ctx.body?.code === 'drift_check_failed'
+        ? `the state backend of ${pkg(ctx)} could not be read (HTTP 502 drift_check_failed)${said(ctx)}`
+        : ctx.body?.code === 'state_backend_not_allowed'
+          ? `${pkg(ctx)} names a state backend the service does not allow (HTTP 502 state_backend_not_allowed)${said(ctx)}`
+          : SERVER_ERROR.message(ctx),
+    hint: (ctx) =>
+      ctx.body?.code === 'drift_check_failed'
+        ? `the service is up; it reads the state through terraform with the credentials in its own environment: check the backend's settings (tfgate state-source show --package ${ctx.packageId ?? '<id>'}), that the backend can be reached from the service, and the credentials there. To gate on pushed state meanwhile: tfgate state-source set … --fallback pushed. ${NOTHING_APPLIED}`
+        : ctx.body?.code === 'state_backend_not_allowed'
+          ? `name an allowed backend (tfgate state-source set --package ${ctx.packageId ?? '<id>'} --type …), or ask the operator to allow it (tfgate serve --state-backends, TFGATE_STATE_BACKENDS). ${NOTHING_APPLIED}`
+          : SERVER_ERROR.hint(ctx),
+  },
   504: {
     code: bodyCode('gateway_timeout'),
     exitCode: fixed(ExitCode.noDecision),

@@ -12,6 +12,16 @@ import { type ContractError, errorBodySchema } from './schemas.js';
 /** Statuses worth another attempt: rate limiting and gateway trouble (issue "The client"). */
 const RETRYABLE_STATUSES = new Set([429, 502, 503, 504]);
 
+/**
+ * The service's own answers that come with a retryable status (502) but are no passing fault: the package's
+ * state backend could not be read (the service's terraform already tried it, and says why), or the package
+ * names a backend the service does not allow. Another attempt fails the same way, after as long again.
+ */
+const FINAL_ERROR_CODES: ReadonlySet<string> = new Set(['drift_check_failed', 'state_backend_not_allowed']);
+
+/** An error body is small: one read up to this, to tell a final answer from a passing fault. */
+const MAX_ERROR_BODY_BYTES = 256 * 1024;
+
 /** Network failures worth another attempt; TLS and certificate errors are not (retrying cannot fix them). */
 const RETRYABLE_CODES = new Set([
   'ECONNREFUSED',
@@ -61,6 +71,8 @@ export interface ServiceResponse {
   headers: Record<string, string | string[] | undefined>;
   body: Dispatcher.ResponseData['body'];
   attempts: number;
+  /** The body's JSON, when send() already read it (a final answer with a retryable status). */
+  read?: { json: unknown };
 }
 
 export interface TransportDeps {
@@ -236,6 +248,18 @@ export class ServiceTransport {
           const asked = retryAfterMs(res.headers['retry-after']);
           // A wait longer than we are willing to sleep is not retried: the caller gets the status now.
           if (asked === undefined || asked <= this.#config.retryMaxDelayMs) {
+            const json = await readJsonBody(res.body, MAX_ERROR_BODY_BYTES);
+            const code = this.contractError(json)?.code;
+            if (code !== undefined && FINAL_ERROR_CODES.has(code)) {
+              stream?.destroy();
+              return {
+                status: res.statusCode,
+                headers: res.headers,
+                body: res.body,
+                attempts: attempt,
+                read: { json },
+              };
+            }
             await res.body.dump();
             stream?.destroy();
             const why = `answered HTTP ${res.statusCode}`;
@@ -319,7 +343,7 @@ export class ServiceTransport {
 
   /** Read a JSON body up to a cap; undefined when it is not JSON or too large. Never throws. */
   readJson(res: ServiceResponse): Promise<unknown> {
-    return readJsonBody(res.body, MAX_JSON_BODY_BYTES);
+    return res.read ? Promise.resolve(res.read.json) : readJsonBody(res.body, MAX_JSON_BODY_BYTES);
   }
 
   /** The contract error body, if the response carries one; its message redacted. */

@@ -1,5 +1,5 @@
 // `tfgate accounts create` and `tfgate keys revoke`: the admin API beside `tfgate keys create`.
-import { accountViewSchema, apiKeyListSchema } from '../schemas/management.js';
+import { accountViewSchema, apiKeyListSchema, apiKeyRevocationSchema } from '../schemas/management.js';
 import * as z from '../schemas/zod.js';
 import { callService, type ManagementContext, type Refusal, serviceConnectionSchema } from './management.js';
 
@@ -67,11 +67,22 @@ export async function accountsCreate(
   );
 }
 
+/**
+ * As --format json prints it. `already_revoked`: the key was revoked before (at `revoked_at`), so nothing
+ * changed; undefined from a service that does not say (it answers 204).
+ */
+export interface KeyRevocation {
+  id: string;
+  revoked: true;
+  revoked_at?: string;
+  already_revoked?: boolean;
+}
+
 export async function keysRevoke(
   options: KeysRevokeOptions,
   context: ManagementContext,
-): Promise<{ id: string; revoked: true }> {
-  await callService(
+): Promise<KeyRevocation> {
+  const answer = await callService(
     options,
     context,
     {
@@ -81,8 +92,9 @@ export async function keysRevoke(
         path: `/v1/admin/api-keys/${encodeURIComponent(options.keyId)}`,
       },
       what: 'revoking the key',
-      status: 204,
-      schema: z.undefined(),
+      // 200 says whether it was revoked before; a service that only revokes answers 204, with no body.
+      status: [200, 204],
+      schema: z.union([apiKeyRevocationSchema, z.undefined()]),
     },
     [
       {
@@ -93,7 +105,13 @@ export async function keysRevoke(
       NOT_ADMIN,
     ],
   );
-  return { id: options.keyId, revoked: true };
+  if (answer === undefined) return { id: options.keyId, revoked: true };
+  return {
+    id: options.keyId,
+    revoked: true,
+    revoked_at: answer.revoked_at,
+    already_revoked: answer.already_revoked,
+  };
 }
 
 export async function keysList(options: KeysListOptions, context: ManagementContext) {

@@ -16,6 +16,8 @@ export function advisoryWithoutDecision(
   error: unknown,
   options: {
     advisory: boolean;
+    /** How advisory mode was asked for, as the notice names it (absent: --advisory). */
+    advisoryGivenAs?: string | undefined;
     stderr: { write(chunk: string): unknown };
     consequence?: AdvisoryConsequence;
   },
@@ -24,6 +26,7 @@ export function advisoryWithoutDecision(
   const notice = advisoryNotice(
     { kind: 'no-decision', reason: error.message },
     options.consequence ?? ADVISORY_CONSEQUENCE.notEnforced,
+    options.advisoryGivenAs,
   );
   options.stderr.write(`${notice}\n`);
   return ExitCode.ok;

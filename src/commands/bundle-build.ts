@@ -12,6 +12,8 @@ export const bundleBuildOptionsSchema = z.object({
   design: z.string().check(z.minLength(1)),
   /** Path of the PEM private key (RSA). */
   signingKey: z.string().check(z.minLength(1)),
+  /** The variable that named the key file (TFGATE_SIGNING_KEY), for messages about it; absent: --signing-key. */
+  signingKeyGivenAs: z.optional(z.string().check(z.minLength(1))),
   keyId: z.optional(z.string().check(z.minLength(1))),
   /** The signature's scope claim; defaults to the package id. */
   scope: z.optional(z.string().check(z.minLength(1))),
@@ -43,7 +45,7 @@ export async function runBundleBuild(options: BundleBuildOptions): Promise<Bundl
       hint: 'pass the path of an approved design document (YAML or JSON)',
     },
     {
-      flag: '--signing-key',
+      flag: options.signingKeyGivenAs ?? '--signing-key',
       path: options.signingKey,
       hint: 'pass the platform private key (PEM); `openssl genrsa -out signing.pem 3072` makes one for a trial',
     },

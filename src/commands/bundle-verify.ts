@@ -7,6 +7,8 @@ export const bundleVerifyOptionsSchema = z
   .object({
     bundle: z.string().check(z.minLength(1)),
     publicKey: z.optional(z.string().check(z.minLength(1))),
+    /** The variable that named the key file (TFGATE_PUBLIC_KEY), for messages about it; absent: --public-key. */
+    publicKeyGivenAs: z.optional(z.string().check(z.minLength(1))),
     packageId: z.optional(z.string().check(z.minLength(1))),
     scope: z.optional(z.string().check(z.minLength(1))),
     account: z.optional(z.string().check(z.minLength(1))),
@@ -29,7 +31,9 @@ export async function runBundleVerify(options: BundleVerifyOptions): Promise<Ver
       path: options.bundle,
       hint: 'check the path; `tfgate bundle pull --package <id>` downloads a bundle',
     },
-    ...(options.publicKey === undefined ? [] : [{ flag: '--public-key', path: options.publicKey }]),
+    ...(options.publicKey === undefined
+      ? []
+      : [{ flag: options.publicKeyGivenAs ?? '--public-key', path: options.publicKey }]),
   ]);
   return readVerifiedBundle(options.bundle, {
     ...(options.publicKey === undefined ? {} : { publicKey: { path: options.publicKey } }),

@@ -11,10 +11,16 @@ import {
   isTfgateError,
   NoDecisionError,
 } from '../errors/index.js';
+import { plural } from '../errors/plural.js';
 import { shownPath } from '../errors/shown.js';
 import { detailsUnavailable, type PlanEvaluator } from '../model/evaluator.js';
 import { combineDecisions } from '../model/index.js';
-import { advisorySchema, minSeveritySchema, reportTargetsSchema } from '../options/common.js';
+import {
+  advisoryGivenAsSchema,
+  advisorySchema,
+  minSeveritySchema,
+  reportTargetsSchema,
+} from '../options/common.js';
 import type { RootReport, RootsReport } from '../report/subject.js';
 import { emitReports } from '../report/targets.js';
 import * as z from '../schemas/zod.js';
@@ -39,6 +45,7 @@ export const checkManyOptionsSchema = z
         baseUrl: z.optional(z.string().check(z.minLength(1))),
         caFile: z.optional(z.string().check(z.minLength(1))),
         publicKey: z.optional(z.string().check(z.minLength(1))),
+        publicKeyGivenAs: z.optional(z.string().check(z.minLength(1))),
         allowUnsigned: z._default(z.boolean(), false),
         account: z.optional(z.string().check(z.minLength(1))),
         timeout: z.optional(z.string()),
@@ -49,6 +56,7 @@ export const checkManyOptionsSchema = z
     minSeverity: minSeveritySchema,
     reports: reportTargetsSchema,
     advisory: advisorySchema,
+    advisoryGivenAs: advisoryGivenAsSchema,
     repositoryRoot: z.optional(z.string().check(z.minLength(1))),
     /** Plans read and evaluated at once. */
     concurrency: z._default(z.number().check(z.int(), z.gte(1)), () =>
@@ -99,6 +107,7 @@ export async function runCheckMany(options: CheckManyOptions, context: CommandIo
       minSeverity: options.minSeverity,
       roots: results,
       ...(options.advisory ? { advisory: true } : {}),
+      ...(options.advisory && options.advisoryGivenAs ? { advisoryGivenAs: options.advisoryGivenAs } : {}),
     };
     // Report, then act.
     await emitReports(report, options.reports, context);
@@ -112,7 +121,7 @@ export async function runCheckMany(options: CheckManyOptions, context: CommandIo
 function act(report: RootsReport, advisory: boolean, stderr: CommandIo['stderr']): ExitCode {
   if (report.decision === 'pass') return ExitCode.ok;
   const undecided = report.roots.filter((r) => !r.subject);
-  const reason = `no decision for ${undecided.length} of ${report.roots.length} plans: ${undecided
+  const reason = `no decision for ${undecided.length} of ${plural(report.roots.length, 'plan')}: ${undecided
     .map((r) => `${shownPath(r.root)} (${r.noDecision?.message ?? 'not evaluated'})`)
     .join('; ')}`;
   if (advisory) {
@@ -126,7 +135,9 @@ function act(report: RootsReport, advisory: boolean, stderr: CommandIo['stderr']
         : []),
       ...(undecided.length > 0 ? [{ kind: 'no-decision' as const, reason }] : []),
     ];
-    for (const s of situations) stderr.write(`${advisoryNotice(s, ADVISORY_CONSEQUENCE.notEnforced)}\n`);
+    for (const s of situations) {
+      stderr.write(`${advisoryNotice(s, ADVISORY_CONSEQUENCE.notEnforced, report.advisoryGivenAs)}\n`);
+    }
     return ExitCode.ok;
   }
   if (report.decision === 'block') return ExitCode.blocked;

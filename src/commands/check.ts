@@ -3,7 +3,12 @@
 import { rm, stat } from 'node:fs/promises';
 import { ExitCode, UsageError } from '../errors/index.js';
 import type { PlanEvaluator } from '../model/evaluator.js';
-import { advisorySchema, minSeveritySchema, reportTargetsSchema } from '../options/common.js';
+import {
+  advisoryGivenAsSchema,
+  advisorySchema,
+  minSeveritySchema,
+  reportTargetsSchema,
+} from '../options/common.js';
 import type { PlanSource } from '../plan/index.js';
 import { githubAnnotationsEnabled } from '../report/github.js';
 import type { ReportTarget } from '../report/targets.js';
@@ -34,6 +39,7 @@ export const checkOptionsSchema = z
     minSeverity: minSeveritySchema,
     reports: reportTargetsSchema,
     advisory: advisorySchema,
+    advisoryGivenAs: advisoryGivenAsSchema,
     /**
      * Atlantis's custom_policy_check reads a policy result from the output of a step that exits 0: a block
      * exits 0 with the text report on stdout, "FAIL: N failures" first. No decision still exits 4.
@@ -122,6 +128,7 @@ function manyFromOne(options: CheckOptions): CheckManyOptions {
     minSeverity: options.minSeverity,
     reports: options.reports,
     advisory: options.advisory,
+    ...(options.advisoryGivenAs ? { advisoryGivenAs: options.advisoryGivenAs } : {}),
     ...(options.repositoryRoot ? { repositoryRoot: options.repositoryRoot } : {}),
   });
 }
@@ -144,7 +151,12 @@ async function runCheckOne(options: CheckOptions, context: CheckContext): Promis
   // No decision (a bad bundle, an unreadable plan): the report files say so; advisory mode notes it loudly
   // and exits 0.
   const undecided = (error: unknown): Promise<PipelineOutcome> =>
-    withoutDecision(error, { ...target, reports, advisory: options.advisory }).then((exitCode) => ({
+    withoutDecision(error, {
+      ...target,
+      reports,
+      advisory: options.advisory,
+      ...(options.advisoryGivenAs ? { advisoryGivenAs: options.advisoryGivenAs } : {}),
+    }).then((exitCode) => ({
       result: undefined,
       exitCode,
     }));
@@ -175,6 +187,7 @@ async function runCheckOne(options: CheckOptions, context: CheckContext): Promis
       minSeverity: options.minSeverity,
       reports,
       advisory: options.advisory,
+      ...(options.advisoryGivenAs ? { advisoryGivenAs: options.advisoryGivenAs } : {}),
       stdout: context.stdout,
       stderr: context.stderr,
       color: context.color,

@@ -3,12 +3,11 @@ import { Readable } from 'node:stream';
 import { packagePath, type ServiceClient } from '../client/index.js';
 import { compareDesigns, type DesignChanges } from '../design/diff.js';
 import { type Design, designSchema, readDesignFile } from '../design/index.js';
-import { UsageError } from '../errors/index.js';
+import { isTfgateError, type TfgateError, UsageError } from '../errors/index.js';
 import { packageIdSchema } from '../options/common.js';
 import { designRevisionViewSchema, type PackageView, packageViewSchema } from '../schemas/management.js';
 import * as z from '../schemas/zod.js';
 import {
-  callService,
   type ManagementContext,
   manage,
   packageRefusals,
@@ -100,30 +99,103 @@ export async function designApprove(
   context: ManagementContext,
 ): Promise<PackageView> {
   const { packageId, revision } = options;
-  return callService(
-    options,
-    context,
-    {
-      request: {
-        operation: 'design approval',
-        method: 'POST',
-        path: packagePath(packageId, 'approve'),
-        packageId,
-      },
-      json: revision === undefined ? {} : { revision },
-      what: 'the approval',
-      status: 200,
-      schema: packageViewSchema,
-    },
-    [
+  return withService(options, context, async (client) => {
+    try {
+      return await manage(
+        client,
+        {
+          request: {
+            operation: 'design approval',
+            method: 'POST',
+            path: packagePath(packageId, 'approve'),
+            packageId,
+          },
+          json: revision === undefined ? {} : { revision },
+          what: 'the approval',
+          status: 200,
+          schema: packageViewSchema,
+        },
+        packageRefusals(packageId, 'compliance:write'),
+      );
+    } catch (error) {
+      if (
+        revision === undefined ||
+        !isTfgateError(error) ||
+        error.details?.service_code !== 'revision_mismatch'
+      )
+        throw error;
+      throw await notTheCurrentRevision(client, packageId, revision, error);
+    }
+  });
+}
+
+/**
+ * `approve --revision <rev>` refused because <rev> is not the current revision: say which it is. One the
+ * package never had (a typo, `current`, a revision of another package) is said as that; only a revision the
+ * package had before means its design changed since the caller looked.
+ */
+async function notTheCurrentRevision(
+  client: ServiceClient,
+  packageId: string,
+  revision: string,
+  refusal: TfgateError,
+): Promise<UsageError> {
+  const changed = (now?: string) =>
+    new UsageError(
+      'revision_mismatch',
+      `package ${packageId}'s design is no longer revision ${revision}: it changed since you looked${now ? ` (it is now revision ${now})` : ''}; nothing was approved`,
       {
-        status: 409,
-        serviceCode: 'revision_mismatch',
-        message: `package ${packageId}'s design is no longer revision ${revision}: it changed since you looked`,
-        hint: `see what changed with tfgate design show --package ${packageId}, then approve the current revision`,
+        hint: `see what changed with tfgate design diff --package ${packageId}, then approve the current revision`,
+        cause: refusal,
+        details: refusal.details,
       },
-      ...packageRefusals(packageId, 'compliance:write'),
-    ],
+    );
+  // What the service kept of that revision, and the current one. A service without revisions (or any other
+  // failure here) leaves the refusal as it was.
+  const [kept, current] = await Promise.all([
+    client
+      .call({
+        request: {
+          operation: 'package read',
+          method: 'GET',
+          path: packagePath(packageId, 'design'),
+          packageId,
+          query: { revision },
+        },
+        what: 'reading the revision',
+        status: 200,
+        schema: designRevisionViewSchema,
+      })
+      .then(
+        (view) => ({ known: view.revision === revision }),
+        (error: unknown) => {
+          const code = isTfgateError(error) ? error.details?.service_code : undefined;
+          return code === 'revision_not_found' || code === 'invalid_parameter' ? { known: false } : undefined;
+        },
+      ),
+    client
+      .call({
+        request: { operation: 'package read', method: 'GET', path: packagePath(packageId), packageId },
+        what: 'reading the package',
+        status: 200,
+        schema: packageViewSchema,
+      })
+      .then(
+        (view) => view.revision,
+        () => undefined,
+      ),
+  ]);
+  if (kept === undefined || kept.known) return changed(current);
+  return new UsageError(
+    'revision_not_found',
+    `${JSON.stringify(revision)} is not a revision of package ${packageId}'s design; nothing was approved`,
+    {
+      hint: current
+        ? `give a revision as tfgate design push printed it; the current one is ${current}: tfgate design approve --package ${packageId} --revision ${current} (tfgate design show --package ${packageId} shows the design)`
+        : `give a revision as tfgate design push printed it (tfgate design show --package ${packageId} shows the current one)`,
+      cause: refusal,
+      details: refusal.details,
+    },
   );
 }
 

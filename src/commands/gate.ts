@@ -5,6 +5,7 @@ import { clientFlagsSchema, type GateOutcome, ServiceClient, type TransportDeps 
 import { ADVISORY_CONSEQUENCE, advisoryNotice, ExitCode } from '../errors/index.js';
 import type { GateResult } from '../model/index.js';
 import {
+  advisoryGivenAsSchema,
   advisorySchema,
   minSeveritySchema,
   packageIdSchema,
@@ -24,6 +25,7 @@ export const gateOptionsSchema = z.object({
   minSeverity: minSeveritySchema,
   refresh: z._default(z.boolean(), false),
   advisory: advisorySchema,
+  advisoryGivenAs: advisoryGivenAsSchema,
   reports: reportTargetsSchema,
   client: clientFlagsSchema,
   /**
@@ -96,13 +98,18 @@ async function gateOnce(
     } catch (error) {
       // No decision (service unreachable, an answer it cannot decide from, a timeout): the report files say
       // so; advisory mode notes it and exits 0.
-      const exitCode = await withoutDecision(error, { ...target, advisory: options.advisory });
+      const exitCode = await withoutDecision(error, {
+        ...target,
+        advisory: options.advisory,
+        ...(options.advisoryGivenAs ? { advisoryGivenAs: options.advisoryGivenAs } : {}),
+      });
       return { result: undefined, exitCode };
     }
     const subject: ReportSubject = {
       kind: 'gate',
       result: outcome.result,
       advisory: options.advisory,
+      ...(options.advisoryGivenAs ? { advisoryGivenAs: options.advisoryGivenAs } : {}),
       ...(outcome.detailsUnavailable ? { detailsUnavailable: outcome.detailsUnavailable } : {}),
       ...(options.designFile ? await designArtifact(options.designFile) : {}),
     };
@@ -114,7 +121,11 @@ async function gateOnce(
     if (outcome.decision === 'pass') return { exitCode: ExitCode.ok, ...base };
     if (options.advisory) {
       const summary = summaryLine({ ...subject, advisory: false });
-      const notice = advisoryNotice({ kind: 'gate-would-block', summary }, ADVISORY_CONSEQUENCE.exitZero);
+      const notice = advisoryNotice(
+        { kind: 'gate-would-block', summary },
+        ADVISORY_CONSEQUENCE.exitZero,
+        options.advisoryGivenAs,
+      );
       context.stderr.write(`${notice}\n`);
       return { exitCode: ExitCode.ok, ...base };
     }

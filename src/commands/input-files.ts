@@ -16,6 +16,9 @@ export interface NamedFile {
   hint?: string;
 }
 
+/** An environment variable's name (TFGATE_PUBLIC_KEY), as opposed to a flag or a phrase. */
+const VARIABLE = /^[A-Z][A-Z0-9_]*$/;
+
 /** Throws a UsageError for the first file that does not exist or is a directory. */
 export async function requireFiles(files: readonly NamedFile[]): Promise<void> {
   for (const file of files) {
@@ -29,7 +32,9 @@ export async function requireFiles(files: readonly NamedFile[]): Promise<void> {
     // Devices and pipes pass (/dev/stdin, a shell's <(...)): only nothing, or a directory, is refused here.
     if (found instanceof Error || found.isDirectory()) {
       const what = found instanceof Error ? 'does not exist' : 'is a directory, not a file';
-      throw new UsageError('file_not_found', `${file.flag} ${shownPath(file.path)} ${what}`, {
+      // As it was given: `--public-key key.pem`, or `TFGATE_PUBLIC_KEY=key.pem` from the environment.
+      const given = `${file.flag}${VARIABLE.test(file.flag) ? '=' : ' '}${shownPath(file.path)}`;
+      throw new UsageError('file_not_found', `${given} ${what}`, {
         hint: file.hint ?? `check the path given to ${file.flag} (relative paths start at ${process.cwd()})`,
         ...(found instanceof Error ? { cause: found } : {}),
       });

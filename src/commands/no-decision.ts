@@ -29,6 +29,7 @@ export async function reportNoDecision(
     reports: readonly ReportTarget[];
     about: NoDecisionAbout;
     advisory: boolean;
+    advisoryGivenAs?: string | undefined;
     warn: (message: string) => void;
   },
 ): Promise<void> {
@@ -37,6 +38,7 @@ export async function reportNoDecision(
     ...options.about,
     error: { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}) },
     ...(options.advisory ? { advisory: true } : {}),
+    ...(options.advisory && options.advisoryGivenAs ? { advisoryGivenAs: options.advisoryGivenAs } : {}),
   };
   for (const failure of await writeNoDecisionReports(report, options.reports)) {
     options.warn(`${errorMessage(failure)}; it may still hold an earlier run's result`);
@@ -62,7 +64,11 @@ function warnOn(stderr: NoDecisionTarget['stderr']): (message: string) => void {
  */
 export async function withoutDecision(
   error: unknown,
-  options: NoDecisionTarget & { advisory: boolean; consequence?: AdvisoryConsequence },
+  options: NoDecisionTarget & {
+    advisory: boolean;
+    advisoryGivenAs?: string | undefined;
+    consequence?: AdvisoryConsequence;
+  },
 ): Promise<typeof ExitCode.ok> {
   if (isTfgateError(error)) {
     await reportNoDecision(error, {

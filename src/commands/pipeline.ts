@@ -26,6 +26,8 @@ export interface PipelineOptions {
    * writes the report files as "no decision" and, in advisory mode, notes it (src/commands/no-decision.ts).
    */
   advisory: boolean;
+  /** How advisory mode was asked for, as its notices name it (absent: --advisory). */
+  advisoryGivenAs?: string;
   /** What advisory mode's notice of a block says happens instead (default: "not enforced"). */
   advisoryConsequence?: AdvisoryConsequence;
   stdout: { write(chunk: string): unknown; isTTY?: boolean };
@@ -64,6 +66,7 @@ export async function evaluatePlan(options: PipelineOptions): Promise<PipelineOu
       kind: 'evaluation',
       result,
       advisory: options.advisory,
+      ...(options.advisoryGivenAs ? { advisoryGivenAs: options.advisoryGivenAs } : {}),
       ...(unavailable ? { detailsUnavailable: unavailable } : {}),
       ...(constructPaths && constructPaths.size > 0 ? { constructPaths } : {}),
       ...(located && located.locations.size > 0 ? { locations: located.locations } : {}),
@@ -79,6 +82,7 @@ export async function evaluatePlan(options: PipelineOptions): Promise<PipelineOu
     const notice = advisoryNotice(
       { kind: 'would-block', findings: result.findings.length, minSeverity: result.min_severity },
       options.advisoryConsequence ?? ADVISORY_CONSEQUENCE.notEnforced,
+      options.advisoryGivenAs,
     );
     options.stderr.write(`${notice}\n`);
     return { result, exitCode: ExitCode.ok };

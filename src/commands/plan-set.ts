@@ -28,6 +28,8 @@ export interface RouteDefaults {
   baseUrl?: string | undefined;
   caFile?: string | undefined;
   publicKey?: string | undefined;
+  /** The variable that named the key file (TFGATE_PUBLIC_KEY); absent: --public-key. */
+  publicKeyGivenAs?: string | undefined;
   allowUnsigned: boolean;
   /** The account every bundle must be for (--account). */
   account?: string | undefined;
@@ -298,6 +300,7 @@ function entryRoute(entry: PlanMapEntry, at: string, base: string, input: PlanSe
       kind: 'bundle',
       bundle: isAbsolute(entry.bundle) ? entry.bundle : join(base, entry.bundle),
       ...(defaults.publicKey !== undefined ? { publicKey: defaults.publicKey } : {}),
+      ...(defaults.publicKeyGivenAs !== undefined ? { publicKeyGivenAs: defaults.publicKeyGivenAs } : {}),
       allowUnsigned: defaults.allowUnsigned,
       ...(entry.package !== undefined ? { packageId: entry.package } : {}),
       ...(defaults.account !== undefined ? { account: defaults.account } : {}),

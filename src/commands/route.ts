@@ -11,6 +11,8 @@ export const routeSchema = z.discriminatedUnion('kind', [
       kind: z.literal('bundle'),
       bundle: z.string().check(z.minLength(1)),
       publicKey: z.optional(z.string().check(z.minLength(1))),
+      /** The variable that named the key file (TFGATE_PUBLIC_KEY), for messages about it; absent: --public-key. */
+      publicKeyGivenAs: z.optional(z.string().check(z.minLength(1))),
       /** INSECURE opt-in: accept a bundle without .signatures.json (warned about on stderr every time). */
       allowUnsigned: z._default(z.boolean(), false),
       /** Refuse a bundle built for another package. */
@@ -69,7 +71,13 @@ export function routeFiles(route: RouteOption): NamedFile[] {
     { flag: '--bundle', path: route.bundle, hint: `check the path; ${BUNDLE_HINT}` },
     ...(route.publicKey === undefined
       ? []
-      : [{ flag: '--public-key', path: route.publicKey, hint: `check the path; ${BUNDLE_HINT}` }]),
+      : [
+          {
+            flag: route.publicKeyGivenAs ?? '--public-key',
+            path: route.publicKey,
+            hint: `check the path; ${BUNDLE_HINT}`,
+          },
+        ]),
   ];
 }
 

@@ -129,8 +129,10 @@ export function formatError(error: unknown): string {
 
 export {
   ADVISORY_CONSEQUENCE,
+  ADVISORY_FLAG,
   ADVISORY_PREFIX,
   type AdvisoryConsequence,
   type AdvisorySituation,
   advisoryNotice,
+  advisoryReason,
 } from './advisory.js';

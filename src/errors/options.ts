@@ -3,6 +3,7 @@
 // the CDKTF aspect's options) can use it.
 import type * as z from '../schemas/zod.js';
 import { UsageError } from './index.js';
+import { plural } from './plural.js';
 
 /** The hint of an options error whose caller gave none; the CLI names the command's --help instead. */
 export const OPTIONS_HINT = 'run with --help to see the options';
@@ -63,7 +64,7 @@ export function plainIssueMessage(issue: Issue): string {
         ? 'needs at least one value'
         : `needs at least ${issue.minimum} values`;
     case 'too_big':
-      if (issue.origin === 'string') return `must be at most ${issue.maximum} characters`;
+      if (issue.origin === 'string') return `must be at most ${plural(Number(issue.maximum), 'character')}`;
       return `must be at most ${issue.maximum}`;
     case 'unrecognized_keys':
       return `unknown option(s): ${issue.keys.join(', ')}`;

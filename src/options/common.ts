@@ -52,6 +52,12 @@ export const reportTargetsSchema = z._default(
 /** Report findings but never block, saying so loudly. Errors still fail: advisory is not "ignore errors". */
 export const advisorySchema = z._default(z.boolean(), false);
 
+/**
+ * How advisory mode was asked for, as its notices name it: `TFGATE_ADVISORY=1` when it came from the
+ * environment; absent, `--advisory`.
+ */
+export const advisoryGivenAsSchema = z.optional(z.string().check(z.minLength(1)));
+
 export { collect } from './collect.js';
 
 /** `--report <format>=<file>` flags, or `--format` and `--output` (paired one to one), as report targets. */

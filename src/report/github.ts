@@ -1,4 +1,5 @@
 // GitHub Actions workflow commands (::error title=…::…), added to a run when GITHUB_ACTIONS=true.
+import { nounFor } from '../errors/plural.js';
 import { SEVERITIES, type Severity } from '../model/index.js';
 import { rootsDecisionLine, rootsViewOf } from './roots.js';
 import type { AnyReportSubject, RootsReport } from './subject.js';
@@ -108,7 +109,7 @@ function withinBudget(first: readonly Annotation[], findings: readonly Annotatio
         line({
           level,
           title: 'tfgate: more findings',
-          message: `${left} more ${left === 1 ? 'finding' : 'findings'} of this level not annotated (GitHub shows ${ANNOTATIONS_PER_LEVEL} per level and step); the report lists every finding`,
+          message: `${left} more ${nounFor(left, 'finding')} of this level not annotated (GitHub shows ${ANNOTATIONS_PER_LEVEL} per level and step); the report lists every finding`,
         }),
       );
     }

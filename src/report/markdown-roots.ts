@@ -1,5 +1,6 @@
 // Markdown for many plans: one pull-request comment, the combined decision first, then a section per root;
 // a clean root (a pass) is folded into <details> so the roots that need a reviewer stand out.
+import { nounFor } from '../errors/plural.js';
 import { cell, code, htmlText, markdownBody, verdictIcon } from './markdown.js';
 import { type RootView, rootsDecisionLine, rootsViewOf } from './roots.js';
 import type { RootsReport } from './subject.js';
@@ -41,7 +42,7 @@ export function renderMarkdownRoots(report: RootsReport): string {
   const icon = v.verdict === 'pass' ? '✅' : v.verdict === 'fail' ? '❌' : '⚠️';
   const out: string[] = [`### ${icon} tfgate plan evaluation: ${cell(rootsDecisionLine(v))}`, ''];
   out.push(
-    `**${v.roots.length}** roots · **${v.blocked}** blocked · **${v.undecided}** no decision · **${v.roots.length - v.blocked - v.undecided}** pass`,
+    `**${v.roots.length}** ${nounFor(v.roots.length, 'root')} · **${v.blocked}** blocked · **${v.undecided}** no decision · **${v.roots.length - v.blocked - v.undecided}** pass`,
     '',
   );
   // The roots that need a reviewer first; the order within each group is the plans' order.

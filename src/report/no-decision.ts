@@ -7,14 +7,14 @@ import { cell, code } from './markdown.js';
 import { sarifLog, sarifRules } from './sarif.js';
 import type { NoDecisionReport, ReportRenderOptions } from './subject.js';
 import { terminalSafe } from './terminal-safe.js';
-import { DRIFT_RULE_SET, PLAN_RULE_SET } from './view.js';
+import { DRIFT_RULE_SET, notEnforced, PLAN_RULE_SET } from './view.js';
 
 const LABEL = { evaluation: 'plan evaluation', gate: 'gate' } as const;
 
 /** The decision line: NO DECISION, or ADVISORY when the run went on without one. */
 function decisionLine(report: NoDecisionReport): string {
   return report.advisory
-    ? `ADVISORY: no decision (${report.error.message}); not enforced because --advisory was given`
+    ? `ADVISORY: no decision (${report.error.message}); ${notEnforced(report.advisoryGivenAs)}`
     : `NO DECISION: ${report.error.message}`;
 }
 

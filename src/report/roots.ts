@@ -1,8 +1,9 @@
 // One neutral view of a many-plan report (RootsReport), so every renderer groups the roots and tells the
 // combined decision the same way. Each decided root is an ordinary ReportView (view.ts).
+import { plural } from '../errors/plural.js';
 import type { CombinedDecision, Severity } from '../model/index.js';
 import type { RootReport, RootsReport } from './subject.js';
-import { type ReportView, viewOf } from './view.js';
+import { notEnforced, type ReportView, viewOf } from './view.js';
 
 export type RootStatus = 'pass' | 'block' | 'no_decision';
 
@@ -30,11 +31,19 @@ export interface RootsView {
   blocked: number;
   undecided: number;
   resourceChanges: number;
+  /** How advisory mode was asked for (verdict advisory); absent: --advisory. */
+  advisoryGivenAs?: string;
 }
 
 export function rootsViewOf(report: RootsReport): RootsView {
   const roots = report.roots.map((root): RootView => {
-    const view = root.subject ? viewOf({ ...root.subject, advisory: report.advisory }) : undefined;
+    const view = root.subject
+      ? viewOf({
+          ...root.subject,
+          advisory: report.advisory,
+          ...(report.advisoryGivenAs ? { advisoryGivenAs: report.advisoryGivenAs } : {}),
+        })
+      : undefined;
     return {
       root: root.root,
       plan: root.plan,
@@ -55,11 +64,8 @@ export function rootsViewOf(report: RootsReport): RootsView {
     blocked: roots.filter((r) => r.status === 'block').length,
     undecided: roots.filter((r) => r.status === 'no_decision').length,
     resourceChanges: roots.reduce((n, r) => n + (r.view?.resourceChanges ?? 0), 0),
+    ...(report.advisory && report.advisoryGivenAs ? { advisoryGivenAs: report.advisoryGivenAs } : {}),
   };
-}
-
-function plural(n: number, one: string, many: string): string {
-  return `${n} ${n === 1 ? one : many}`;
 }
 
 /**
@@ -67,16 +73,16 @@ function plural(n: number, one: string, many: string): string {
  * failures", as Atlantis reads it), NO DECISION, or ADVISORY. A pass never contains "fail".
  */
 export function rootsDecisionLine(v: RootsView): string {
-  const of = `${v.roots.length} ${v.roots.length === 1 ? 'root' : 'roots'}`;
-  const scope = `${plural(v.resourceChanges, 'resource change', 'resource changes')} evaluated (min severity ${v.minSeverity})`;
+  const of = plural(v.roots.length, 'root');
+  const scope = `${plural(v.resourceChanges, 'resource change')} evaluated (min severity ${v.minSeverity})`;
   const undecided = v.undecided > 0 ? `, no decision for ${v.undecided}` : '';
   if (v.decision === 'pass') return `PASS: 0 blocking findings in ${of}, ${scope}`;
   const what =
     v.decision === 'block'
-      ? `${plural(v.failures, 'failure', 'failures')} in ${v.blocked} of ${of}${undecided}`
+      ? `${plural(v.failures, 'failure')} in ${v.blocked} of ${of}${undecided}`
       : `no decision for ${v.undecided} of ${of}`;
   if (v.verdict === 'advisory') {
-    return `ADVISORY: would stop on ${what}, ${scope}; not enforced because --advisory was given`;
+    return `ADVISORY: would stop on ${what}, ${scope}; ${notEnforced(v.advisoryGivenAs)}`;
   }
   return v.decision === 'block' ? `FAIL: ${what}, ${scope}` : `NO DECISION: ${what}, ${scope}`;
 }

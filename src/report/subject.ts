@@ -30,6 +30,8 @@ export type ReportSubject =
       approvals?: ReadonlyMap<string, Acknowledgement>;
       /** True when the user asked for advisory mode: a block is reported but does not stop anything. */
       advisory?: boolean;
+      /** How advisory mode was asked for, as the report names it (absent: --advisory). */
+      advisoryGivenAs?: string;
       /** Set when the service decided (by status) but sent no details tfgate could read: says why. */
       detailsUnavailable?: string;
     }
@@ -37,6 +39,7 @@ export type ReportSubject =
       kind: 'gate';
       result: GateResult;
       advisory?: boolean;
+      advisoryGivenAs?: string;
       detailsUnavailable?: string;
       /** The package's design file in the repository (`gate --design`): drift findings have no line of their own. */
       fallbackFile?: string;
@@ -72,6 +75,8 @@ export interface RootsReport {
   roots: RootReport[];
   /** True when the user asked for advisory mode. */
   advisory?: boolean;
+  /** How advisory mode was asked for, as the report names it (absent: --advisory). */
+  advisoryGivenAs?: string;
 }
 
 /**
@@ -89,6 +94,8 @@ export interface NoDecisionReport {
   error: NonNullable<RootReport['noDecision']>;
   /** True when the user asked for advisory mode: the run went on without a decision. */
   advisory?: boolean;
+  /** How advisory mode was asked for, as the report names it (absent: --advisory). */
+  advisoryGivenAs?: string;
 }
 
 /** Anything a report can be about. */

@@ -1,4 +1,7 @@
 // One neutral view of a report subject, so every renderer tells the same story from the same numbers.
+
+import { ADVISORY_CONSEQUENCE, advisoryReason } from '../errors/advisory.js';
+import { nounFor, plural } from '../errors/plural.js';
 import {
   type Decision,
   type ExpiredAcknowledgement,
@@ -57,7 +60,9 @@ export interface ReportView {
   fallbackDirectory?: string;
   /** The rules a subject of this kind evaluates, shown as passing test cases when they found nothing. */
   ruleSet: readonly RuleId[];
-  /** Counts, as "label: n" pairs in display order. */
+  /** How advisory mode was asked for (verdict advisory), as the decision line names it; absent: --advisory. */
+  advisoryGivenAs?: string;
+  /** Counts, as [label, n] pairs in display order; a noun's label agrees with its count ("1 destruction"). */
   counts: ReadonlyArray<readonly [string, number]>;
   /** Resource changes evaluated (evaluation only). */
   resourceChanges?: number;
@@ -78,6 +83,7 @@ export function viewOf(subject: ReportSubject): ReportView {
   if (view.decision === 'block' && view.failures === 0 && !view.detailsUnavailable) {
     view.detailsUnavailable = 'no blocking findings were reported with the decision';
   }
+  if (view.verdict === 'advisory' && subject.advisoryGivenAs) view.advisoryGivenAs = subject.advisoryGivenAs;
   return view;
 }
 
@@ -118,11 +124,11 @@ function baseView(subject: ReportSubject): ReportView {
       ...(subject.fallbackDirectory ? { fallbackDirectory: subject.fallbackDirectory } : {}),
       ruleSet: PLAN_RULE_SET,
       counts: [
-        ['resource changes', r.counts.resource_changes],
-        ['creations', r.counts.creations],
-        ['destructions', r.counts.destructions],
+        [nounFor(r.counts.resource_changes, 'resource change'), r.counts.resource_changes],
+        [nounFor(r.counts.creations, 'creation'), r.counts.creations],
+        [nounFor(r.counts.destructions, 'destruction'), r.counts.destructions],
         ['unrecognized', r.counts.unrecognized],
-        ['findings', r.counts.findings],
+        [nounFor(r.counts.findings, 'finding'), r.counts.findings],
       ],
       resourceChanges: r.counts.resource_changes,
       ...expired(r.expired_acknowledgements),
@@ -183,10 +189,6 @@ function constructPathAndLocation(
   return { ...(constructPath ? { constructPath } : {}), ...(location ? { location } : {}) };
 }
 
-function plural(n: number, one: string, many: string): string {
-  return `${n} ${n === 1 ? one : many}`;
-}
-
 /**
  * The one decision line every text-like report starts with. Atlantis's custom_policy_check reads it:
  * a block starts with FAIL and says "N failure(s)"; a pass starts with PASS and never contains "fail",
@@ -195,7 +197,7 @@ function plural(n: number, one: string, many: string): string {
 export function decisionLine(view: ReportView): string {
   const scope =
     view.subjectKind === 'evaluation'
-      ? `${plural(view.resourceChanges ?? 0, 'resource change', 'resource changes')} evaluated`
+      ? `${plural(view.resourceChanges ?? 0, 'resource change')} evaluated`
       : `open drift findings at or above ${view.minSeverity}`;
   const where = `package ${view.packageId}, min severity ${view.minSeverity}`;
   if (view.verdict === 'pass') {
@@ -213,15 +215,20 @@ export function decisionLine(view: ReportView): string {
   if (view.detailsUnavailable) {
     return view.verdict === 'fail'
       ? `FAIL: ${view.label} blocked (${where}); ${view.detailsUnavailable}`
-      : `ADVISORY: the ${view.label} would block (${where}); ${view.detailsUnavailable}; not enforced because --advisory was given`;
+      : `ADVISORY: the ${view.label} would block (${where}); ${view.detailsUnavailable}; ${notEnforced(view.advisoryGivenAs)}`;
   }
   const n = view.failures;
   if (view.verdict === 'fail') {
     // "1 failure", "2 failures": both hold "fail" (Atlantis's custom_policy_check) and "N failure" (its
     // conftest reading, /[1-9][0-9]* failure/).
-    return `FAIL: ${plural(n, 'failure', 'failures')}, ${scope} (${where})`;
+    return `FAIL: ${plural(n, 'failure')}, ${scope} (${where})`;
   }
-  return `ADVISORY: would block on ${plural(n, 'finding', 'findings')}, ${scope} (${where}); not enforced because --advisory was given`;
+  return `ADVISORY: would block on ${plural(n, 'finding')}, ${scope} (${where}); ${notEnforced(view.advisoryGivenAs)}`;
+}
+
+/** What an advisory report says of a block it does not enforce, and why: "not enforced because --advisory was given". */
+export function notEnforced(givenAs: string | undefined): string {
+  return `${ADVISORY_CONSEQUENCE.notEnforced} ${advisoryReason(givenAs)}`;
 }
 
 /** The decision line of a subject: what the text report starts with. */

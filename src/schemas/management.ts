@@ -66,6 +66,17 @@ export const apiKeyListSchema = z.object({
   ),
 });
 
+/**
+ * `DELETE /v1/admin/api-keys/{id}` → 200: the key is revoked; `already_revoked` when it was before (a repeated
+ * revocation changes nothing, and `revoked_at` is the first one's time).
+ */
+export const apiKeyRevocationSchema = z.object({
+  id: z.string(),
+  account: z.string(),
+  revoked_at: timestampSchema,
+  already_revoked: z.boolean(),
+});
+
 /** `GET /packages/{id}/design?revision=current|approved|<revision>`: one kept revision of the design. */
 export const designRevisionViewSchema = z.object({
   package_id: z.string(),

@@ -2,7 +2,7 @@
 // which runs one of them on a unit (its product and version are then the wrapped binary's).
 import { basename } from 'node:path';
 import { TerraformError, UsageError } from '../errors/index.js';
-import { describeProcessFailure, spawnProcess } from './process.js';
+import { describeProcessFailure, type ProcessResult, spawnProcess } from './process.js';
 
 export type TerraformProduct = 'terraform' | 'opentofu';
 
@@ -55,20 +55,42 @@ export async function detectTerraform(
   const terragrunt = TERRAGRUNT_LINE.exec(result.stdout ?? '');
   if (result.exitCode === 0 && terragrunt)
     return detectUnderTerragrunt(command, terragrunt[1] as string, env);
+  if (result.spawnError) throw cannotRun(command, ['version'], result);
   if (result.exitCode === undefined) {
-    const notFound = result.spawnError?.code === 'ENOENT';
     throw new TerraformError(
       'terraform_not_found',
-      notFound
-        ? `cannot run "${command}": not found`
-        : `cannot run "${command}": ${describeProcessFailure(command, ['version'], result)}`,
-      {
-        hint: 'install terraform or OpenTofu, or point --terraform-bin (or TFGATE_TERRAFORM_BIN) at the binary',
-        cause: result.spawnError,
-      },
+      `cannot run "${command}": ${describeProcessFailure(command, ['version'], result)}`,
+      { hint: CANNOT_RUN_HINT },
     );
   }
   return parseVersionOutput(command, result.stdout ?? '');
+}
+
+const CANNOT_RUN_HINT =
+  'install terraform or OpenTofu, or point --terraform-bin (or TFGATE_TERRAFORM_BIN) at the binary';
+
+/**
+ * The binary could not be started at all (not found, not executable): a set-up error (exit 1), as a file
+ * named on the command line that does not exist is. terraform never ran, so it is not terraform's failure
+ * (exit 2).
+ */
+export function cannotRun(command: string, args: readonly string[], result: ProcessResult): UsageError {
+  const code = result.spawnError?.code;
+  const why =
+    code === 'ENOENT'
+      ? command.includes('/')
+        ? 'no such file'
+        : 'not found on PATH'
+      : code === 'EACCES'
+        ? 'permission denied (not an executable file)'
+        : describeProcessFailure(command, args, result);
+  return new UsageError('terraform_not_found', `cannot run "${command}": ${why}`, {
+    hint:
+      code === 'EACCES'
+        ? `make ${command} executable (chmod +x), or point --terraform-bin (or TFGATE_TERRAFORM_BIN) at terraform or tofu`
+        : CANNOT_RUN_HINT,
+    cause: result.spawnError,
+  });
 }
 
 const VERSION_LINE = /^(Terraform|OpenTofu) v(\d+\.\d+\.\d+\S*)/m;

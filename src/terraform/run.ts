@@ -1,8 +1,7 @@
 // Spawn terraform with its output live: stdout to ours (or our stderr), stderr to ours with a tail kept.
-import { TerraformError } from '../errors/index.js';
-import { signalsGroup, type TerraformBinary } from './binary.js';
+import { cannotRun, signalsGroup, type TerraformBinary } from './binary.js';
 import { explainFailure, type TerraformStep } from './failures.js';
-import { describeProcessFailure, spawnProcess } from './process.js';
+import { spawnProcess } from './process.js';
 import type { Killable, SignalGuard } from './signals.js';
 
 /** Enough of stderr to find terraform's "Error:" block; everything was already shown live. */
@@ -65,16 +64,7 @@ export async function runLive(context: RunContext, step: TerraformStep, args: st
   });
   try {
     const result = await settled;
-    if (result.spawnError) {
-      throw new TerraformError(
-        'terraform_spawn_failed',
-        `cannot run ${context.binary.command}: ${describeProcessFailure(context.binary.command, fullArgs, result)}`,
-        {
-          hint: 'check --terraform-bin / TFGATE_TERRAFORM_BIN',
-          cause: result.spawnError,
-        },
-      );
-    }
+    if (result.spawnError) throw cannotRun(context.binary.command, fullArgs, result);
     if (result.exitCode === undefined || result.signal !== undefined) {
       throw explainFailure({
         step,

@@ -61,14 +61,44 @@ describe('tfgate design', () => {
     expect(shown).toMatchObject({ package_id: 'orders', approved: true, revision: pushed.revision });
   });
 
-  it('a stale --revision is refused in plain words (409), and nothing is approved', async () => {
+  it('a stale --revision (the design changed since) is refused in plain words, and nothing is approved', async () => {
     const path = await file('stale.yaml', design('stale'));
-    expect((await tfgate(['design', 'push', path])).exitCode).toBe(0);
-    const res = await tfgate(['design', 'approve', '--package', 'stale', '--revision', 'f'.repeat(32)]);
+    const first = JSON.parse((await tfgate(['design', 'push', path, '--format', 'json'])).stdout) as {
+      revision: string;
+    };
+    const changed = await file(
+      'stale-2.yaml',
+      design('stale').replace('name: Payments platform', 'name: Stale, changed'),
+    );
+    const second = JSON.parse((await tfgate(['design', 'push', changed, '--format', 'json'])).stdout) as {
+      revision: string;
+    };
+    expect(second.revision).not.toBe(first.revision);
+    const res = await tfgate(['design', 'approve', '--package', 'stale', '--revision', first.revision]);
     expect(res.exitCode).toBe(1);
-    expect(res.stderr).toContain(`package stale's design is no longer revision ${'f'.repeat(32)}`);
-    expect(res.stderr).toContain('tfgate design show --package stale');
+    expect(res.stderr).toContain(
+      `error: package stale's design is no longer revision ${first.revision}: it changed since you looked (it is now revision ${second.revision}); nothing was approved`,
+    );
+    expect(res.stderr).toContain('hint: see what changed with tfgate design diff --package stale');
     const stored = await api<{ approved: boolean }>(svc, 'GET', `${CONFORMANCE}/packages/stale`);
+    expect(stored.body.approved).toBe(false);
+  });
+
+  it('a --revision the package never had is said to be no revision of it, not a change since', async () => {
+    const path = await file('unknown.yaml', design('unknown-rev'));
+    const pushed = JSON.parse((await tfgate(['design', 'push', path, '--format', 'json'])).stdout) as {
+      revision: string;
+    };
+    for (const revision of ['bogus', 'f'.repeat(32), 'current', 'not a revision']) {
+      const res = await tfgate(['design', 'approve', '--package', 'unknown-rev', '--revision', revision]);
+      expect(res.exitCode, res.stderr).toBe(1);
+      expect(res.stderr).toContain(
+        `error: ${JSON.stringify(revision)} is not a revision of package unknown-rev's design; nothing was approved`,
+      );
+      expect(res.stderr).toContain(`the current one is ${pushed.revision}`);
+      expect(res.stderr).not.toContain('changed since you looked');
+    }
+    const stored = await api<{ approved: boolean }>(svc, 'GET', `${CONFORMANCE}/packages/unknown-rev`);
     expect(stored.body.approved).toBe(false);
   });
 

@@ -198,7 +198,19 @@ describe('tfgate accounts create and keys revoke', () => {
     const key = await createAccountKey(svc, 'team-a', 'large');
     const revoked = await tfgate(['keys', 'revoke', key.id, '--format', 'json']);
     expect(revoked.exitCode, revoked.stderr).toBe(0);
-    expect(JSON.parse(revoked.stdout)).toEqual({ id: key.id, revoked: true });
+    const first = JSON.parse(revoked.stdout) as { revoked_at: string };
+    expect(first).toEqual({
+      id: key.id,
+      revoked: true,
+      revoked_at: expect.stringMatching(/^\d{4}-/),
+      already_revoked: false,
+    });
+    // Twice: said to be revoked already, and since when; nothing changes (exit 0).
+    const again = await tfgate(['keys', 'revoke', key.id]);
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(again.stdout).toBe(`key ${key.id} was already revoked (at ${first.revoked_at}); nothing changed`);
+    const againJson = await tfgate(['keys', 'revoke', key.id, '--format', 'json']);
+    expect(JSON.parse(againJson.stdout)).toEqual({ ...first, already_revoked: true });
     expect(revoked.stdout + revoked.stderr).not.toContain(key.key);
     const refused = await api(svc, 'GET', `${CONFORMANCE}/packages/shop`, { key: key.key });
     expect(refused.status).toBe(401);

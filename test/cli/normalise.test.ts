@@ -1,12 +1,15 @@
 // The CLI's normalisers: flags and environment become one parsed options object, and every problem is a
 // usage error (exit 1) in plain words that names the flag, never the schema library's wording.
 import { describe, expect, it } from 'vitest';
-import { normaliseBundleBuildOptions } from '../../src/cli/normalise/bundle.js';
-import { normaliseCheckOptions } from '../../src/cli/normalise/check.js';
+import { normaliseBundleBuildOptions, normaliseBundlePullOptions } from '../../src/cli/normalise/bundle.js';
+import { normaliseCheckInput, normaliseCheckOptions } from '../../src/cli/normalise/check.js';
+import { normaliseGateOptions } from '../../src/cli/normalise/gate.js';
 import { normaliseKeysCreateOptions } from '../../src/cli/normalise/keys.js';
+import { normaliseManagement } from '../../src/cli/normalise/management.js';
 import { normaliseServeOptions } from '../../src/cli/normalise/serve.js';
 import { normaliseStatePushOptions } from '../../src/cli/normalise/state.js';
 import { normaliseApplyOptions, normalisePlanOptions } from '../../src/cli/normalise/wrapper.js';
+import { designPackageOptionsSchema } from '../../src/commands/design.js';
 import { ExitCode, type TfgateError, UsageError } from '../../src/errors/index.js';
 
 /** zod's own wording, which must never reach a user. */
@@ -63,6 +66,63 @@ describe('the normalisers', () => {
     expect(error.message).toBe('--signing-key: is required');
     // The CLI's top-level catch reads which flags are missing from here to name them in the command's words.
     expect(error.details).toEqual({ missing: ['--signing-key'] });
+  });
+
+  it('a setting from the environment is named as its variable in errors; from a flag, as its flag', () => {
+    const check = { planJson: 'plan.json', bundle: 'b.tar.gz', publicKey: 'k.pem' };
+    expect(usageError(() => normaliseCheckOptions(check, { TFGATE_MIN_SEVERITY: 'severe' })).message).toBe(
+      'TFGATE_MIN_SEVERITY: must be one of: low, medium, high, critical',
+    );
+    expect(
+      usageError(() =>
+        normaliseCheckOptions({ ...check, minSeverity: 'severe' }, { TFGATE_MIN_SEVERITY: 'high' }),
+      ).message,
+    ).toBe('--min-severity: must be one of: low, medium, high, critical');
+    expect(
+      usageError(() =>
+        normaliseCheckInput(
+          { planJson: ['a.json', 'b.json'], bundle: 'b.tar.gz', publicKey: 'k.pem' },
+          { TFGATE_MIN_SEVERITY: 'severe' },
+        ),
+      ).message,
+    ).toMatch(/^TFGATE_MIN_SEVERITY: /);
+    const wrapper = { bundle: 'b.tar.gz', publicKey: 'k.pem' };
+    expect(
+      usageError(() => normalisePlanOptions(wrapper, [], { TFGATE_MIN_SEVERITY: 'severe' })).message,
+    ).toMatch(/^TFGATE_MIN_SEVERITY: /);
+    expect(usageError(() => normaliseGateOptions({}, { TFGATE_PACKAGE: 'Bad Id' })).message).toMatch(
+      /^TFGATE_PACKAGE: a package id is/,
+    );
+    expect(usageError(() => normaliseGateOptions({ package: 'Bad Id' }, {})).message).toMatch(/^--package: /);
+    expect(usageError(() => normaliseStatePushOptions({}, { TFGATE_PACKAGE: 'Bad Id' })).message).toMatch(
+      /^TFGATE_PACKAGE: /,
+    );
+    expect(usageError(() => normaliseBundlePullOptions({}, { TFGATE_PACKAGE: 'Bad Id' })).message).toMatch(
+      /^TFGATE_PACKAGE: /,
+    );
+    expect(
+      usageError(() => normaliseManagement(designPackageOptionsSchema, {}, { TFGATE_PACKAGE: 'Bad Id' }))
+        .message,
+    ).toMatch(/^TFGATE_PACKAGE: /);
+  });
+
+  it('advisory mode remembers how it was asked for: TFGATE_ADVISORY=<value>, or (absent) the flag', () => {
+    const check = { planJson: 'plan.json', bundle: 'b.tar.gz', publicKey: 'k.pem' };
+    expect(normaliseCheckOptions(check, { TFGATE_ADVISORY: 'yes' })).toMatchObject({
+      advisory: true,
+      advisoryGivenAs: 'TFGATE_ADVISORY=yes',
+    });
+    const flag = normaliseCheckOptions({ ...check, advisory: true }, { TFGATE_ADVISORY: '1' });
+    expect(flag.advisory).toBe(true);
+    expect(flag.advisoryGivenAs).toBeUndefined();
+    expect(normaliseCheckOptions(check, { TFGATE_ADVISORY: '0' }).advisoryGivenAs).toBeUndefined();
+    expect(
+      normaliseApplyOptions({ bundle: 'b.tar.gz', publicKey: 'k.pem' }, [], { TFGATE_ADVISORY: '1' }),
+    ).toMatchObject({ advisory: true, advisoryGivenAs: 'TFGATE_ADVISORY=1' });
+    expect(normaliseGateOptions({ package: 'p' }, { TFGATE_ADVISORY: 'TRUE' })).toMatchObject({
+      advisory: true,
+      advisoryGivenAs: 'TFGATE_ADVISORY=TRUE',
+    });
   });
 
   it('check: the route and the plan input come from flags and environment, once', () => {

@@ -88,7 +88,7 @@ describe('tfgate findings ack --plan-finding', () => {
     expect(JSON.parse(ledger.stdout)).toMatchObject({ expires_at: expiresAt, reason: 'OPS-7' });
 
     const list = await tfgate(['findings', 'plan-acks', '--package', 'ledger']);
-    expect(list.stdout).toContain('package ledger: 2 plan acknowledgement(s)');
+    expect(list.stdout).toContain('package ledger: 2 plan acknowledgements\n');
     expect(list.stdout).toContain(
       `capability_dependency_destroyed:aws_db_instance.ledger  until ${expiresAt}`,
     );
@@ -108,6 +108,8 @@ describe('tfgate findings ack --plan-finding', () => {
     ]);
     expect(revoked.exitCode, revoked.stderr).toBe(0);
     expect(revoked.stdout).toContain('it blocks again');
+    const left = await tfgate(['findings', 'plan-acks', '--package', 'ledger']);
+    expect(left.stdout).toContain('package ledger: 1 plan acknowledgement\n');
     expect((await checkRemote()).exitCode).toBe(3);
     expect((await checkBundle(await pullBundle('revoked.tar.gz'))).exitCode).toBe(3);
   }, 60_000);

@@ -111,6 +111,20 @@ describe('tfgate keys create against a double that answers off-contract (a fault
   });
 });
 
+describe('keys revoke against a service that answers the revocation with 204 and no body', () => {
+  it('fault fake: says the key was revoked, without claiming whether it was before', async () => {
+    const result = await cliAgainst(
+      (_req, res) => {
+        res.statusCode = 204;
+        res.end();
+      },
+      ['keys', 'revoke', 'key_AAAAAAAAAAAA'],
+    );
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toBe('revoked key key_AAAAAAAAAAAA');
+  });
+});
+
 describe('keys create and state push when the service fails (5xx): no decision, exit 4, never exit 1', () => {
   it('keys create: a 503 is service-unavailable (exit 4), and the key creation is sent once, never retried', async () => {
     const result = await cliAgainst(
@@ -328,7 +342,7 @@ describe('the gate and the evaluation against a double whose decision its own fi
         { open: 1, acknowledged: 0, blocking: 1 },
         'its counts (1 blocking, 0 acknowledged) are not the findings it lists (1 blocking, 1 acknowledged)',
       ],
-      [{ open: 0, acknowledged: 1, blocking: 1 }, 'its counts say 1 findings block but only 0 are open'],
+      [{ open: 0, acknowledged: 1, blocking: 1 }, 'its counts say 1 finding blocks but only 0 are open'],
     ] as const) {
       const error = await failure(gateAnswering(409, { ...gate({ counts }), error: blocked }));
       expect(error.code).toBe('contradictory_response');

@@ -85,6 +85,32 @@ describe('retries (fault fakes)', () => {
     expect(error.message).toMatch(/drift check ran past its time limit.*after 3 attempts/);
   });
 
+  it("fault fake: a 502 that is the service's answer about the state backend is not retried; a bare 502 is", async () => {
+    for (const code of ['drift_check_failed', 'state_backend_not_allowed']) {
+      server = await startLoopback((_req, res) =>
+        sendJson(res, 502, { error: { code, message: `the drift check failed: ${code}` } }),
+      );
+      const { client, sleeps } = await clientFor(server.baseUrl);
+      const error = await failure(client.gate('payments', { minSeverity: 'high', refresh: true }));
+      expect(server.requests).toHaveLength(1);
+      expect(sleeps).toEqual([]);
+      expect(error.code).toBe(code);
+      expect(error.exitCode).toBe(4);
+      expect(error.message).toContain(`(HTTP 502 ${code}): the drift check failed: ${code}`);
+      expect(error.hint).not.toContain("service's health");
+      await client.close();
+      await server.close();
+    }
+    server = await startLoopback((_req, res, _r, attempt) =>
+      attempt === 1
+        ? sendJson(res, 502, { error: { code: 'bad_gateway', message: 'upstream' } })
+        : sendJson(res, 200, passBody),
+    );
+    const { client } = await clientFor(server.baseUrl);
+    expect((await client.gate('payments', { minSeverity: 'high' })).decision).toBe('pass');
+    expect(server.requests).toHaveLength(2);
+  });
+
   it('does not retry 500 or 4xx', async () => {
     server = await startLoopback((_req, res) => sendJson(res, 500, {}));
     const { client } = await clientFor(server.baseUrl);

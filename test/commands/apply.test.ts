@@ -104,6 +104,26 @@ describe('tfgate apply (bundle route, real terraform)', () => {
     expect(result.evaluation?.decision).toBe('block');
     expect(run.progress()).toMatch(/BANNER ADVISORY MODE.*goes ahead/);
     expect(ws.stateAddresses()).toHaveLength(2);
+
+    // Asked for through the environment, the notice names the variable, not a flag that was never given.
+    const planned = workspace();
+    const cli = await runCli(
+      [
+        'plan',
+        '--bundle',
+        suite.strict.bundle,
+        '--public-key',
+        suite.strict.publicKey,
+        '--chdir',
+        planned.dir,
+      ],
+      { env: { TF_CLI_CONFIG_FILE: String(planned.env.TF_CLI_CONFIG_FILE), TFGATE_ADVISORY: '1' } },
+    );
+    expect(cli.exitCode, cli.stderr).toBe(ExitCode.ok);
+    expect(cli.stderr).toMatch(
+      /ADVISORY MODE: \d+ findings? would block at min severity low; terraform goes ahead anyway because TFGATE_ADVISORY=1 is set/,
+    );
+    expect(cli.stderr).not.toContain('--advisory');
   });
 
   it('never applies an errored plan (failing precondition): exit 2, terraform error named', async () => {
@@ -174,15 +194,44 @@ describe('tfgate apply (bundle route, real terraform)', () => {
     );
   });
 
-  it('a terraform binary that does not exist: exit 2, named, nothing run', async () => {
+  it('a terraform binary that cannot be run is a set-up error (exit 1), named, with a hint; nothing run', async () => {
     const ws = workspace();
     const error = (await runApply(
       { route: route(suite.sanctioned), chdir: ws.dir, terraformBin: '/nonexistent/terraform' },
       capture(ws.env).context,
     ).catch((e: unknown) => e)) as TfgateError;
     expect(error.code).toBe('terraform_not_found');
-    expect(error.exitCode).toBe(ExitCode.terraform);
-    expect(error.message).toContain('/nonexistent/terraform');
+    expect(error.exitCode).toBe(ExitCode.usage);
+    expect(error.message).toBe('cannot run "/nonexistent/terraform": no such file');
+
+    // Through the CLI, as a pipeline runs it: a path, a name not on PATH, a file that is not executable.
+    const notExecutable = join(ws.dir, 'terraform-copy');
+    writeFileSync(notExecutable, '#!/bin/sh\n', { mode: 0o644 });
+    const bundle = ['--bundle', suite.sanctioned.bundle, '--public-key', suite.sanctioned.publicKey];
+    for (const [command, bin, why] of [
+      ['plan', '/nonexistent/terraform', 'no such file'],
+      ['apply', 'terraform-nowhere-on-path', 'not found on PATH'],
+      ['plan', notExecutable, 'permission denied (not an executable file)'],
+    ] as const) {
+      const result = await runCli([command, ...bundle, '--chdir', ws.dir, '--terraform-bin', bin]);
+      expect(result.exitCode, result.stderr).toBe(ExitCode.usage);
+      expect(result.stderr).toContain(`error: cannot run "${bin}": ${why}\nhint: `);
+      expect(result.stderr).toMatch(/hint: .*--terraform-bin \(or TFGATE_TERRAFORM_BIN\)/);
+    }
+    // check --plan-file runs terraform show: the same set-up error.
+    const planFile = join(ws.dir, 'kept.tfplan');
+    writeFileSync(planFile, '');
+    const checked = await runCli([
+      'check',
+      ...bundle,
+      '--plan-file',
+      planFile,
+      '--terraform-bin',
+      '/nonexistent/tf',
+    ]);
+    expect(checked.exitCode, checked.stderr).toBe(ExitCode.usage);
+    expect(checked.stderr).toContain('error: cannot run "/nonexistent/tf": no such file\nhint: ');
+    expect(ws.readState()).toBeUndefined();
   });
 
   it('fails closed when the evaluation errors: exit 4, nothing applied; --advisory goes ahead', async () => {

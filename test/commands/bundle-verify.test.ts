@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assembleBundle } from '../../src/policy/bundle/build.js';
-import { buildCli, runCli } from '../helpers/cli.js';
+import { buildCli, REPO_ROOT, runCli } from '../helpers/cli.js';
 import { generateTestKeys, rewriteBundle, STAND_IN_DATA, standInPolicy } from '../policy/bundle-fixtures.js';
 
 let dir: string;
@@ -99,6 +99,47 @@ describe('tfgate bundle verify', () => {
       expect(result.exitCode, result.stderr).toBe(1);
       expect(result.stderr).toContain(`error: ${named} does not exist`);
       expect(result.stderr).toMatch(/^hint: /m);
+    }
+  });
+
+  it('a key file named by the environment is named by its variable when it does not exist, not by the flag', async () => {
+    const none = join(dir, 'none');
+    // A plan map entry's bundle is verified with the command line's key (routeDefaults).
+    const map = join(dir, 'plans.yaml');
+    const plan = join(REPO_ROOT, 'test', 'fixtures', 'plans', 'no-change.json');
+    await writeFile(map, `plans:\n  - plan_json: ${plan}\n    bundle: ${bundlePath}\n`);
+    const runs = [
+      [['check', '--plan-map', map], { TFGATE_PUBLIC_KEY: `${none}.pem` }, `TFGATE_PUBLIC_KEY=${none}.pem`],
+      [
+        ['bundle', 'verify', bundlePath],
+        { TFGATE_PUBLIC_KEY: `${none}.pem` },
+        `TFGATE_PUBLIC_KEY=${none}.pem`,
+      ],
+      [
+        ['check', '--plan-json', plan, '--bundle', bundlePath],
+        { TFGATE_PUBLIC_KEY: `${none}.pem` },
+        `TFGATE_PUBLIC_KEY=${none}.pem`,
+      ],
+      [
+        ['plan', '--bundle', bundlePath, '--chdir', dir],
+        { TFGATE_PUBLIC_KEY: `${none}.pem` },
+        `TFGATE_PUBLIC_KEY=${none}.pem`,
+      ],
+      [
+        ['bundle', 'build', '--design', bundlePath, '--output', `${none}.out`],
+        { TFGATE_SIGNING_KEY: `${none}.key` },
+        `TFGATE_SIGNING_KEY=${none}.key`,
+      ],
+      [
+        ['bundle', 'verify', bundlePath, '--public-key', `${none}.pem`],
+        { TFGATE_PUBLIC_KEY: publicKeyPath },
+        `--public-key ${none}.pem`,
+      ],
+    ] as const;
+    for (const [args, env, named] of runs) {
+      const result = await runCli([...args], { env });
+      expect(result.exitCode, result.stderr).toBe(1);
+      expect(result.stderr).toContain(`error: ${named} does not exist`);
     }
   });
 

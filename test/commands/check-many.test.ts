@@ -113,6 +113,10 @@ describe('many plans, one verdict', () => {
     expect(body.results[1]).toMatchObject({ root: 'broken', decision: 'no_decision' });
     expect(body.results[1].error.message).toEqual(expect.any(String));
     expect(result.stderr).toContain('no decision for 1 of 2 plans: broken');
+    // A directory of one plan is a set of one: "of 1 plan", not "of 1 plans".
+    const alone = await check('--plan-json', 'broken');
+    expect(alone.exitCode).toBe(4);
+    expect(alone.stderr).toContain('no decision for 1 of 1 plan: broken');
     // A block elsewhere is still a block: the stronger, definite decision.
     const blocked = await check('--plan-json', 'stacks/network/plan.json', '--plan-json', 'broken/plan.json');
     expect(blocked.exitCode).toBe(3);

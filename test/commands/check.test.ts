@@ -75,6 +75,62 @@ describe('tfgate check decides', () => {
     expect(result.stderr).toMatch(/ADVISORY/);
   });
 
+  it('advisory mode says how it was asked for: TFGATE_ADVISORY=1 is named as the variable, not as --advisory', async () => {
+    const report = join(fixture.dir, 'advisory-env.txt');
+    const args = ['check', '--plan-json', cloud.planPath, '--bundle', fixture.bundlePath];
+    const fromEnv = await runCli(
+      [...args, '--public-key', fixture.publicKeyPath, '--report', `text=${report}`],
+      {
+        env: { TFGATE_ADVISORY: '1' },
+      },
+    );
+    expect(fromEnv.exitCode, fromEnv.stderr).toBe(0);
+    expect(fromEnv.stderr).toMatch(
+      /^ADVISORY MODE: .* would block .*; not enforced because TFGATE_ADVISORY=1 is set$/m,
+    );
+    expect(await readFile(report, 'utf8')).toMatch(
+      /^ADVISORY: would block .*; not enforced because TFGATE_ADVISORY=1 is set\n/,
+    );
+    expect(fromEnv.stderr + (await readFile(report, 'utf8'))).not.toContain('--advisory');
+    const fromFlag = await check('--advisory', '--format', 'json');
+    expect(fromFlag.stderr).toContain('; not enforced because --advisory was given');
+    // No decision (a bundle that is not one): the same reason, in the notice and the report file.
+    const notBundle = join(fixture.dir, 'not-a-bundle.tar.gz');
+    await writeFile(notBundle, 'not a bundle');
+    const undecided = await runCli(
+      [
+        'check',
+        '--plan-json',
+        cloud.planPath,
+        '--bundle',
+        notBundle,
+        '--public-key',
+        fixture.publicKeyPath,
+        '--report',
+        `text=${report}`,
+      ],
+      { env: { TFGATE_ADVISORY: 'true' } },
+    );
+    expect(undecided.exitCode, undecided.stderr).toBe(0);
+    expect(undecided.stderr).toMatch(
+      /^ADVISORY MODE: no decision could be reached .*; not enforced because TFGATE_ADVISORY=true is set$/m,
+    );
+    expect(await readFile(report, 'utf8')).toMatch(
+      /^ADVISORY: no decision .*; not enforced because TFGATE_ADVISORY=true is set\n/,
+    );
+
+    // A bad threshold names where it came from.
+    const badEnv = await runCli([...args, '--public-key', fixture.publicKeyPath], {
+      env: { TFGATE_MIN_SEVERITY: 'severe' },
+    });
+    expect(badEnv.exitCode).toBe(1);
+    expect(badEnv.stderr).toMatch(
+      /^error: TFGATE_MIN_SEVERITY: must be one of: low, medium, high, critical$/m,
+    );
+    const badFlag = await check('--min-severity', 'severe');
+    expect(badFlag.stderr).toMatch(/^error: --min-severity: must be one of: low, medium, high, critical$/m);
+  });
+
   it('--output writes the report to a file (whole), leaving stdout for nothing else', async () => {
     const out = join(fixture.dir, 'report.json');
     const result = await check('--format', 'json', '--output', out);

@@ -48,6 +48,15 @@ describe('tfgate gate exit codes', () => {
     const advisory = await runCli(['gate', '--package', 'cli-drift', '--advisory'], { env: env() });
     expect(advisory.exitCode).toBe(0);
     expect(advisory.stderr).toContain('WOULD HAVE BLOCKED');
+    expect(advisory.stderr).toContain('; exiting 0 because --advisory was given');
+    const fromEnv = await runCli(['gate', '--package', 'cli-drift'], {
+      env: env({ TFGATE_ADVISORY: 'yes' }),
+    });
+    expect(fromEnv.exitCode).toBe(0);
+    expect(fromEnv.stdout).toMatch(
+      /^ADVISORY: would block .*; not enforced because TFGATE_ADVISORY=yes is set$/m,
+    );
+    expect(fromEnv.stderr).toMatch(/WOULD HAVE BLOCKED .*; exiting 0 because TFGATE_ADVISORY=yes is set$/m);
   });
 
   it('exit 1 without TFGATE_API_KEY, and there is no flag to pass one', async () => {
@@ -90,6 +99,41 @@ describe('tfgate gate exit codes', () => {
       /^gate: the service refused the connection; trying again in \d ms \(attempt 2 of 2\)$/m,
     );
   });
+
+  it('a state backend the service cannot read: exit 4 at once, said as the backend, not the service', async () => {
+    if (!designs) return expect.fail('the service could not create a package (design parsing)');
+    await driftedPackage(svc, 'cli-backend');
+    const port = await freePort();
+    const set = await runCli(
+      [
+        'state-source',
+        'set',
+        '--package',
+        'cli-backend',
+        '--type',
+        'http',
+        '--config',
+        `address=http://127.0.0.1:${port}/state`,
+        '--config',
+        'retry_max=0',
+      ],
+      { env: env() },
+    );
+    expect(set.exitCode, set.stderr).toBe(0);
+    const result = await runCli(['gate', '--package', 'cli-backend', '--refresh'], {
+      env: env({ TFGATE_RETRY_BASE_DELAY_MS: '1' }),
+    });
+    expect(result.exitCode, result.stderr).toBe(4);
+    // The service answered for the backend (its terraform already tried): not retried, not blamed.
+    expect(result.stderr).not.toMatch(/trying again|attempts/);
+    expect(result.stderr).toMatch(
+      /^error: the state backend of package "cli-backend" could not be read \(HTTP 502 drift_check_failed\): .*http backend/m,
+    );
+    expect(result.stderr).toMatch(
+      /^hint: the service is up; .*tfgate state-source show --package cli-backend/m,
+    );
+    expect(result.stderr).not.toContain("service's health");
+  }, 60_000);
 
   it('says so on stderr before each retry when the service does not answer in time', async () => {
     const silent = createServer((socket) => socket.on('data', () => {})).listen(0, '127.0.0.1');

@@ -130,10 +130,17 @@ describe('API keys, in the contract order', () => {
   it('a revoked key is refused at once', async () => {
     const created = await createAccountKey(svc, 'revoke', 'large', ['compliance:read']);
     expect((await api(svc, 'GET', `${CONFORMANCE}/public-key`, { key: created.key })).status).toBe(200);
-    expect((await api(svc, 'DELETE', `/v1/admin/api-keys/${created.id}`)).status).toBe(204);
+    const revoked = await api<{ revoked_at: string }>(svc, 'DELETE', `/v1/admin/api-keys/${created.id}`);
+    expect(revoked.status).toBe(200);
+    expect(revoked.body).toMatchObject({ id: created.id, account: 'revoke', already_revoked: false });
+    expect(revoked.body.revoked_at).toMatch(/^\d{4}-\d\d-\d\dT/);
     const res = await api(svc, 'GET', `${CONFORMANCE}/public-key`, { key: created.key });
     expect(res.status).toBe(401);
     expect(res.body).toMatchObject({ error: { code: 'invalid_api_key' } });
+    // Revoked again: left as it was, and said so, with the first revocation's time.
+    const again = await api(svc, 'DELETE', `/v1/admin/api-keys/${created.id}`);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual({ ...revoked.body, already_revoked: true });
     expect((await api(svc, 'DELETE', '/v1/admin/api-keys/key_unknown')).status).toBe(404);
   });
 });
@@ -187,7 +194,7 @@ describe("admin keys of an account other than the operator's", () => {
     });
     expect(own.status).toBe(201);
     expect((await api(svc, 'GET', '/v1/admin/accounts/tenant-a/api-keys', as)).status).toBe(200);
-    expect((await api(svc, 'DELETE', `/v1/admin/api-keys/${own.body.id}`, as)).status).toBe(204);
+    expect((await api(svc, 'DELETE', `/v1/admin/api-keys/${own.body.id}`, as)).status).toBe(200);
     // Another account, the operator's included, is not found to it, as another account's package is.
     for (const account of ['tenant-b', 'default']) {
       const listed = await api(svc, 'GET', `/v1/admin/accounts/${account}/api-keys`, as);

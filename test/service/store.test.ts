@@ -82,8 +82,11 @@ describe.each(['embedded', 'postgres'] as const)('the %s store', (kind) => {
     expect((await store().apiKeys.lookup('h-seen'))?.principal.plan).toBe('team');
     await store().accounts.updatePlan('acme', 'large', admin);
     expect((await store().apiKeys.lookup('h-seen'))?.principal.plan).toBe('large');
-    await store().apiKeys.revoke('key_seen', admin);
+    const revoked = await store().apiKeys.revoke('key_seen', admin);
+    expect(revoked).toMatchObject({ id: 'key_seen', account: 'acme', alreadyRevoked: false });
     expect((await store().apiKeys.lookup('h-seen'))?.revoked).toBe(true);
+    // Again: nothing changes, and the answer says when it was revoked.
+    expect(await store().apiKeys.revoke('key_seen', admin)).toEqual({ ...revoked, alreadyRevoked: true });
   });
 
   it('approval with a stale revision is a ConflictError; a new approval shows in the next read', async () => {

@@ -72,11 +72,12 @@ describe('binary', () => {
     expect(tf.binary.version).toMatch(/^\d+\.\d+\.\d+/);
   });
 
-  it('explains a missing binary as a terraform failure (exit 2)', async () => {
+  it('explains a missing binary as a set-up error (exit 1): terraform never ran', async () => {
     const error = await Terraform.open({ bin: '/nonexistent/terraform' }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(TerraformError);
-    expect((error as TerraformError).code).toBe('terraform_not_found');
-    expect((error as TerraformError).exitCode).toBe(2);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).code).toBe('terraform_not_found');
+    expect((error as UsageError).exitCode).toBe(1);
+    expect((error as UsageError).message).toBe('cannot run "/nonexistent/terraform": no such file');
   });
 });
 

@@ -77,6 +77,10 @@ export function registerKeysListRevoke(keys: Command): void {
     );
     const revoked = await keysRevoke(options, { env: process.env });
     if (format === 'json') return printJson(revoked);
-    process.stdout.write(`revoked key ${revoked.id}\n`);
+    process.stdout.write(
+      revoked.already_revoked
+        ? `key ${revoked.id} was already revoked${revoked.revoked_at ? ` (at ${printable(revoked.revoked_at)})` : ''}; nothing changed\n`
+        : `revoked key ${revoked.id}\n`,
+    );
   });
 }

@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { printable } from '../../client/redact.js';
 import { UsageError } from '../../errors/index.js';
+import { plural } from '../../errors/plural.js';
 import type { ManagementFlags } from '../normalise/management.js';
 import { addManagementOptions, printJson } from './management-output.js';
 
@@ -162,7 +163,7 @@ export function registerFindings(program: Command): void {
       return `${a.rule}:${printable(a.address)}  ${until}\n    by ${printable(a.by)} (${printable(a.account)}) at ${printable(a.at)}: ${printable(a.reason)}`;
     });
     process.stdout.write(
-      `package ${options.packageId}: ${acks.length} plan acknowledgement(s)\n${lines.join('\n')}\n`,
+      `package ${options.packageId}: ${plural(acks.length, 'plan acknowledgement')}\n${lines.join('\n')}\n`,
     );
   });
 }

@@ -56,7 +56,7 @@ export function registerPlan(program: Command): void {
     program
       .command('plan')
       .description(
-        'Run terraform plan and evaluate the plan against the approved design, without applying: exit 0 pass, 2 terraform failed, 3 blocked, 4 no decision.',
+        'Run terraform plan and evaluate the plan against the approved design, without applying: exit 0 pass, 1 usage, 2 terraform failed, 3 blocked, 4 no decision.',
       ),
   )
     .option(

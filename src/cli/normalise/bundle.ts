@@ -4,6 +4,7 @@ import { type BundleBuildOptions, bundleBuildOptionsSchema } from '../../command
 import { type BundlePullOptions, bundlePullOptionsSchema } from '../../commands/bundle-pull.js';
 import { type BundleVerifyOptions, bundleVerifyOptionsSchema } from '../../commands/bundle-verify.js';
 import { nonEmpty, parseOptions } from '../../options/common.js';
+import { GivenSettings } from './given.js';
 import { clientInput, keyFilePath, type ServiceFlags } from './shared.js';
 
 export interface BundleBuildFlags {
@@ -21,14 +22,16 @@ export function normaliseBundleBuildOptions(
   flags: BundleBuildFlags,
   env: NodeJS.ProcessEnv,
 ): BundleBuildOptions {
+  const signingKey = keyFilePath(
+    { name: '--signing-key', value: flags.signingKey },
+    { name: 'TFGATE_SIGNING_KEY', env },
+  );
   return parseOptions(
     bundleBuildOptionsSchema,
     {
       ...flags,
-      signingKey: keyFilePath(
-        { name: '--signing-key', value: flags.signingKey },
-        { name: 'TFGATE_SIGNING_KEY', env },
-      ),
+      signingKey: signingKey?.path,
+      ...(signingKey?.givenAs ? { signingKeyGivenAs: signingKey.givenAs } : {}),
     },
     {
       design: '--design',
@@ -54,14 +57,16 @@ export function normaliseBundleVerifyOptions(
   flags: BundleVerifyFlags,
   env: NodeJS.ProcessEnv,
 ): BundleVerifyOptions {
+  const publicKey = keyFilePath(
+    { name: '--public-key', value: flags.publicKey },
+    { name: 'TFGATE_PUBLIC_KEY', env },
+  );
   return parseOptions(
     bundleVerifyOptionsSchema,
     {
       bundle,
-      publicKey: keyFilePath(
-        { name: '--public-key', value: flags.publicKey },
-        { name: 'TFGATE_PUBLIC_KEY', env },
-      ),
+      publicKey: publicKey?.path,
+      ...(publicKey?.givenAs ? { publicKeyGivenAs: publicKey.givenAs } : {}),
       packageId: flags.package,
       scope: flags.scope,
       account: flags.account ?? nonEmpty(env.TFGATE_ACCOUNT),
@@ -80,13 +85,12 @@ export function normaliseBundlePullOptions(
   flags: BundlePullFlags,
   env: NodeJS.ProcessEnv,
 ): BundlePullOptions {
-  return parseOptions(
-    bundlePullOptionsSchema,
-    {
-      packageId: flags.package ?? nonEmpty(env.TFGATE_PACKAGE),
-      dir: nonEmpty(flags.dir ?? env.TFGATE_BUNDLE_DIR),
-      client: clientInput(flags),
-    },
-    { ...CLIENT_FLAG_NAMES, packageId: '--package', dir: '--dir' },
-  );
+  const given = new GivenSettings(env, { ...CLIENT_FLAG_NAMES, packageId: '--package', dir: '--dir' });
+  const input = {
+    packageId: given.text('packageId', flags.package, 'TFGATE_PACKAGE'),
+    // An empty --dir is no directory (the default), as an empty variable is.
+    dir: flags.dir === '' ? undefined : given.text('dir', flags.dir, 'TFGATE_BUNDLE_DIR'),
+    client: clientInput(flags),
+  };
+  return parseOptions(bundlePullOptionsSchema, input, given.flagNames);
 }

@@ -4,6 +4,7 @@ import { type CheckOptions, checkOptionsSchema } from '../../commands/check.js';
 import { type CheckManyOptions, checkManyOptionsSchema } from '../../commands/check-many.js';
 import { UsageError } from '../../errors/index.js';
 import { nonEmpty, parseOptions } from '../../options/common.js';
+import { GivenSettings } from './given.js';
 import { ROUTE_FLAG_NAMES, type RouteFlags, routeInputFromFlags } from './route.js';
 import { DECISION_FLAG_NAMES, type DecisionFlags, decisionInput, keyFilePath } from './shared.js';
 
@@ -74,29 +75,29 @@ export function normaliseCheckInput(
   }
   // With a plan map the command line's route is optional: the map may name each plan's package or bundle.
   const routeGiven = flags.bundle !== undefined || flags.package !== undefined;
-  return parseOptions(
-    checkManyOptionsSchema,
-    {
-      plans,
-      planMap: flags.planMap,
-      ...(routeGiven || flags.planMap === undefined ? { route: routeInputFromFlags(flags, env) } : {}),
-      routeDefaults: {
-        baseUrl: flags.baseUrl,
-        caFile: flags.caFile,
-        publicKey: keyFilePath(
-          { name: '--public-key', value: flags.publicKey },
-          { name: 'TFGATE_PUBLIC_KEY', env },
-        ),
-        allowUnsigned: flags.allowUnsignedBundleINSECURE ?? false,
-        account: flags.account ?? nonEmpty(env.TFGATE_ACCOUNT),
-        timeout: flags.timeout,
-        retries: flags.retries,
-      },
-      ...decisionInput(flags, env),
-      repositoryRoot: flags.repositoryRoot,
-    },
-    CHECK_FLAG_NAMES,
+  const given = new GivenSettings(env, CHECK_FLAG_NAMES);
+  const publicKey = keyFilePath(
+    { name: '--public-key', value: flags.publicKey },
+    { name: 'TFGATE_PUBLIC_KEY', env },
   );
+  const input = {
+    plans,
+    planMap: flags.planMap,
+    ...(routeGiven || flags.planMap === undefined ? { route: routeInputFromFlags(flags, env) } : {}),
+    routeDefaults: {
+      baseUrl: flags.baseUrl,
+      caFile: flags.caFile,
+      publicKey: publicKey?.path,
+      ...(publicKey?.givenAs ? { publicKeyGivenAs: publicKey.givenAs } : {}),
+      allowUnsigned: flags.allowUnsignedBundleINSECURE ?? false,
+      account: flags.account ?? nonEmpty(env.TFGATE_ACCOUNT),
+      timeout: flags.timeout,
+      retries: flags.retries,
+    },
+    ...decisionInput(flags, given),
+    repositoryRoot: flags.repositoryRoot,
+  };
+  return parseOptions(checkManyOptionsSchema, input, given.flagNames);
 }
 
 /** The single-plan check's options (exactly one --plan-json or --plan-file). */
@@ -112,20 +113,18 @@ export function normaliseCheckOptions(flags: CheckFlags, env: NodeJS.ProcessEnv)
       },
     );
   }
-  return parseOptions(
-    checkOptionsSchema,
-    {
-      plan:
-        planFile.length === 1
-          ? { kind: 'plan-file', path: planFile[0], chdir: flags.chdir, terraformBin: flags.terraformBin }
-          : { kind: 'plan-json', path: planJson[0] },
-      route: routeInputFromFlags(flags, env),
-      ...decisionInput(flags, env),
-      customPolicyCheck: flags.customPolicyCheck ?? false,
-      approvedFindings: flags.approvedFindings,
-      configDir: flags.configDir,
-      repositoryRoot: flags.repositoryRoot,
-    },
-    CHECK_FLAG_NAMES,
-  );
+  const given = new GivenSettings(env, CHECK_FLAG_NAMES);
+  const input = {
+    plan:
+      planFile.length === 1
+        ? { kind: 'plan-file', path: planFile[0], chdir: flags.chdir, terraformBin: flags.terraformBin }
+        : { kind: 'plan-json', path: planJson[0] },
+    route: routeInputFromFlags(flags, env),
+    ...decisionInput(flags, given),
+    customPolicyCheck: flags.customPolicyCheck ?? false,
+    approvedFindings: flags.approvedFindings,
+    configDir: flags.configDir,
+    repositoryRoot: flags.repositoryRoot,
+  };
+  return parseOptions(checkOptionsSchema, input, given.flagNames);
 }

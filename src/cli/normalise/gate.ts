@@ -3,6 +3,7 @@ import { CLIENT_FLAG_NAMES } from '../../client/config.js';
 import { type GateOptions, gateOptionsSchema } from '../../commands/gate.js';
 import { UsageError } from '../../errors/index.js';
 import { nonEmpty, parseOptions } from '../../options/common.js';
+import { GivenSettings } from './given.js';
 import {
   clientInput,
   DECISION_FLAG_NAMES,
@@ -23,15 +24,18 @@ export function normaliseGateOptions(flags: GateFlags, env: NodeJS.ProcessEnv): 
       hint: 'e.g. tfgate gate --package payments --min-severity high (or set TFGATE_PACKAGE)',
     });
   }
-  return parseOptions(
-    gateOptionsSchema,
-    {
-      packageId: flags.package ?? nonEmpty(env.TFGATE_PACKAGE),
-      refresh: flags.refresh ?? false,
-      ...decisionInput(flags, env),
-      client: clientInput(flags),
-      designFile: flags.design,
-    },
-    { ...CLIENT_FLAG_NAMES, ...DECISION_FLAG_NAMES, packageId: '--package', designFile: '--design' },
-  );
+  const given = new GivenSettings(env, {
+    ...CLIENT_FLAG_NAMES,
+    ...DECISION_FLAG_NAMES,
+    packageId: '--package',
+    designFile: '--design',
+  });
+  const input = {
+    packageId: given.text('packageId', flags.package, 'TFGATE_PACKAGE'),
+    refresh: flags.refresh ?? false,
+    ...decisionInput(flags, given),
+    client: clientInput(flags),
+    designFile: flags.design,
+  };
+  return parseOptions(gateOptionsSchema, input, given.flagNames);
 }

@@ -1,7 +1,8 @@
 // The management commands (design, findings, audit, keys list/revoke, accounts): flags and environment →
 // the command's options and the output format, parsed once. --package falls back to TFGATE_PACKAGE.
-import { nonEmpty, parseOptions } from '../../options/common.js';
+import { parseOptions } from '../../options/common.js';
 import * as z from '../../schemas/zod.js';
+import { GivenSettings } from './given.js';
 
 export interface ManagementFlags {
   package?: string;
@@ -34,12 +35,15 @@ export function normaliseManagement<S extends z.ZodMiniObject>(
   names: Readonly<Record<string, string>> = {},
 ): { options: z.output<S>; format: OutputFormat } {
   const { package: packageFlag, format, ...rest } = flags;
-  const packageId = packageFlag ?? nonEmpty(env.TFGATE_PACKAGE);
+  const given = new GivenSettings(env, { ...FLAG_NAMES, ...names });
   const inSchema = 'packageId' in schema.shape;
+  const packageId = inSchema
+    ? given.text('packageId', packageFlag as string | undefined, 'TFGATE_PACKAGE')
+    : undefined;
   const parsed = parseOptions(
     z.extend(schema, { format: outputFormatSchema }),
     { ...rest, ...(inSchema ? { packageId } : {}), format },
-    { ...FLAG_NAMES, ...names },
+    given.flagNames,
   ) as z.output<S> & { format: OutputFormat };
   const { format: chosen, ...options } = parsed;
   return { options: options as z.output<S>, format: chosen };

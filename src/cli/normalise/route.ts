@@ -71,13 +71,15 @@ export function routeInputFromFlags(flags: RouteFlags, env: NodeJS.ProcessEnv): 
       );
     }
   }
+  const publicKey = keyFilePath(
+    { name: '--public-key', value: flags.publicKey },
+    { name: 'TFGATE_PUBLIC_KEY', env },
+  );
   return {
     kind: 'bundle',
     bundle: flags.bundle,
-    publicKey: keyFilePath(
-      { name: '--public-key', value: flags.publicKey },
-      { name: 'TFGATE_PUBLIC_KEY', env },
-    ),
+    publicKey: publicKey?.path,
+    ...(publicKey?.givenAs ? { publicKeyGivenAs: publicKey.givenAs } : {}),
     allowUnsigned: flags.allowUnsignedBundleINSECURE ?? false,
     packageId: flags.package,
     account: flags.account ?? nonEmpty(env.TFGATE_ACCOUNT),

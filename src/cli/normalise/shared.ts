@@ -1,7 +1,8 @@
 // Flag groups several normalisers read the same way: severity, reports and advisory; the service connection;
 // the key files.
 import { UsageError } from '../../errors/index.js';
-import { envBoolean, nonEmpty, reportTargetsFromFlags } from '../../options/common.js';
+import { nonEmpty, reportTargetsFromFlags } from '../../options/common.js';
+import type { GivenSettings } from './given.js';
 
 /** --min-severity, --report (or --format/--output), --advisory as commander hands them over. */
 export interface DecisionFlags {
@@ -18,12 +19,18 @@ export const DECISION_FLAG_NAMES: Readonly<Record<string, string>> = {
   advisory: '--advisory',
 };
 
-/** Flags win over the environment (TFGATE_MIN_SEVERITY, TFGATE_ADVISORY). */
-export function decisionInput(flags: DecisionFlags, env: NodeJS.ProcessEnv) {
+/**
+ * Flags win over the environment (TFGATE_MIN_SEVERITY, TFGATE_ADVISORY); `given` remembers which gave each,
+ * so an error names the variable, and advisory mode's notices say `TFGATE_ADVISORY=1`, when it was that.
+ */
+export function decisionInput(flags: DecisionFlags, given: GivenSettings) {
+  const advisory = given.boolean('advisory', flags.advisory, 'TFGATE_ADVISORY');
+  const advisoryGivenAs = advisory ? given.givenAs('advisory') : undefined;
   return {
-    minSeverity: flags.minSeverity ?? nonEmpty(env.TFGATE_MIN_SEVERITY),
+    minSeverity: given.text('minSeverity', flags.minSeverity, 'TFGATE_MIN_SEVERITY'),
     reports: reportTargetsFromFlags(flags.format, flags.output, flags.report),
-    advisory: flags.advisory ?? envBoolean(env, 'TFGATE_ADVISORY'),
+    advisory,
+    ...(advisoryGivenAs ? { advisoryGivenAs } : {}),
   };
 }
 
@@ -39,6 +46,13 @@ export function clientInput(flags: ServiceFlags) {
   return { baseUrl: flags.baseUrl, caFile: flags.caFile, timeout: flags.timeout, retries: flags.retries };
 }
 
+/** A key file's path, and the variable that named it when the environment did (the flag's name otherwise). */
+export interface KeyFile {
+  path: string;
+  /** Set when the path came from the variable: messages about the file name it, not the flag. */
+  givenAs?: string;
+}
+
 /**
  * A key file's path from its flag, else its variable. A value holding the key's text (a CI secret pasted
  * where the path goes) is refused without repeating it: it would be printed as a missing file's name, and a
@@ -47,11 +61,13 @@ export function clientInput(flags: ServiceFlags) {
 export function keyFilePath(
   flag: { name: string; value: string | undefined },
   variable: { name: string; env: NodeJS.ProcessEnv },
-): string | undefined {
+): KeyFile | undefined {
   const fromFlag = flag.value;
   const value = fromFlag ?? nonEmpty(variable.env[variable.name]);
-  if (value === undefined || !value.includes('-----BEGIN')) return value;
+  if (value === undefined) return undefined;
   const source = fromFlag === undefined ? variable.name : flag.name;
+  if (!value.includes('-----BEGIN'))
+    return fromFlag === undefined ? { path: value, givenAs: variable.name } : { path: value };
   throw new UsageError(
     'key_text_not_path',
     `${source} holds a key's text, not the path of a key file (not shown)`,

@@ -4,6 +4,7 @@ import { type ApplyOptions, applyOptionsSchema } from '../../commands/apply.js';
 import { type PlanOptions, planOptionsSchema } from '../../commands/plan.js';
 import { parseOptions } from '../../options/common.js';
 import type * as z from '../../schemas/zod.js';
+import { GivenSettings } from './given.js';
 import { ROUTE_FLAG_NAMES, type RouteFlags, routeInputFromFlags } from './route.js';
 import { DECISION_FLAG_NAMES, type DecisionFlags, decisionInput } from './shared.js';
 
@@ -35,6 +36,7 @@ function normaliseWrapper<S extends z.ZodMiniType>(
   env: NodeJS.ProcessEnv,
   own: Record<string, unknown>,
 ): z.output<S> {
+  const given = new GivenSettings(env, WRAPPER_FLAG_NAMES);
   const input = {
     route: routeInputFromFlags(flags, env),
     terraformBin: flags.terraformBin,
@@ -42,10 +44,10 @@ function normaliseWrapper<S extends z.ZodMiniType>(
     cdktfStack: flags.cdktfStack,
     repositoryRoot: flags.repositoryRoot,
     terraformArgs,
-    ...decisionInput(flags, env),
+    ...decisionInput(flags, given),
     ...own,
   };
-  return parseOptions(schema, input, WRAPPER_FLAG_NAMES);
+  return parseOptions(schema, input, given.flagNames);
 }
 
 export function normalisePlanOptions(

@@ -2,7 +2,12 @@
 import type { ExitCode } from '../../errors/index.js';
 import type { PlanEvaluator } from '../../model/evaluator.js';
 import type { EvaluationResult } from '../../model/index.js';
-import { advisorySchema, minSeveritySchema, reportTargetsSchema } from '../../options/common.js';
+import {
+  advisoryGivenAsSchema,
+  advisorySchema,
+  minSeveritySchema,
+  reportTargetsSchema,
+} from '../../options/common.js';
 import * as z from '../../schemas/zod.js';
 import { routeSchema } from '../route.js';
 import type { ProgressReporter } from './progress.js';
@@ -27,6 +32,7 @@ export const wrapperOptionsSchema = z.object({
   minSeverity: minSeveritySchema,
   /** Report findings and go ahead anyway, saying so loudly (also when no decision could be reached). */
   advisory: advisorySchema,
+  advisoryGivenAs: advisoryGivenAsSchema,
   reports: reportTargetsSchema,
 });
 export type WrapperOptions = z.output<typeof wrapperOptionsSchema>;

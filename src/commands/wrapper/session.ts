@@ -79,6 +79,7 @@ export async function withSession<T>(
       reports: options.reports,
       about: { of: 'evaluation', packageId: options.route.packageId, minSeverity: options.minSeverity },
       advisory,
+      advisoryGivenAs: options.advisoryGivenAs,
       warn: (message) => context.progress.warn(message),
     });
   };

@@ -122,6 +122,7 @@ export async function evaluateStep(
             minSeverity: options.minSeverity,
             reports: options.reports,
             advisory: options.advisory,
+            ...(options.advisoryGivenAs ? { advisoryGivenAs: options.advisoryGivenAs } : {}),
             advisoryConsequence: ADVISORY_CONSEQUENCE.terraformProceeds,
             stdout: context.stdout,
             // The pipeline's advisory notice becomes the wrapper's loud banner.
@@ -146,6 +147,7 @@ export async function evaluateStep(
       advisoryNotice(
         { kind: 'no-decision', reason: failure.message },
         ADVISORY_CONSEQUENCE.terraformProceeds,
+        options.advisoryGivenAs,
       ),
     );
     return { result: undefined, proceed: true, exitCode: ExitCode.ok };

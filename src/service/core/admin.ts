@@ -62,8 +62,19 @@ export async function createApiKey(
   return { id, name, account, scopes: unique, key };
 }
 
-export async function revokeApiKey(ctx: ServiceContext, actor: Principal, id: string): Promise<void> {
-  await ctx.store.apiKeys.revoke(id, actor, actor.account === OPERATOR_ACCOUNT ? undefined : actor.account);
+/** The revocation as the admin API answers it: revoked now, or already (with when). */
+export async function revokeApiKey(ctx: ServiceContext, actor: Principal, id: string) {
+  const revoked = await ctx.store.apiKeys.revoke(
+    id,
+    actor,
+    actor.account === OPERATOR_ACCOUNT ? undefined : actor.account,
+  );
+  return {
+    id: revoked.id,
+    account: revoked.account,
+    revoked_at: revoked.revokedAt,
+    already_revoked: revoked.alreadyRevoked,
+  };
 }
 
 /** The account's keys as the admin API answers them: ids, names, scopes, dates; never a key. */

@@ -411,14 +411,17 @@ export const ROUTES: readonly Route[] = [
     method: 'DELETE',
     path: '/v1/admin/api-keys/{id}',
     operationId: 'revokeApiKey',
-    summary: 'Revoke an API key, at once',
+    summary: 'Revoke an API key, at once; a key revoked before is left as it was, and the answer says so',
     ...ADMIN,
-    responses: { 204: { description: 'revoked' } },
-    errors: [{ status: 404, codes: ['api_key_not_found'] }],
-    async handler({ ctx, principal, params }) {
-      await admin.revokeApiKey(ctx, principal, params.id);
-      return { status: 204 };
+    responses: {
+      200: {
+        description: 'revoked (already_revoked: it was, at revoked_at)',
+        schema: s.apiKeyRevocationSchema,
+      },
     },
+    errors: [{ status: 404, codes: ['api_key_not_found'] }],
+    handler: async ({ ctx, principal, params }) =>
+      json(200, await admin.revokeApiKey(ctx, principal, params.id)),
   }),
   ...RUN_TASK_ROUTES,
   ...PLAN_ACKNOWLEDGEMENT_ROUTES,

@@ -17,7 +17,7 @@ import {
 } from '../../schemas/management.js';
 import * as z from '../../schemas/zod.js';
 
-export { apiKeyListSchema } from '../../schemas/management.js';
+export { apiKeyListSchema, apiKeyRevocationSchema } from '../../schemas/management.js';
 
 import { ACCOUNT_PLANS, SCOPES } from '../types.js';
 

@@ -26,6 +26,14 @@ export interface NewApiKey {
   scopes: Scope[];
 }
 
+/** What revoking a key did: revoked it now, or found it revoked already (and when). */
+export interface ApiKeyRevocation {
+  id: string;
+  account: string;
+  revokedAt: string;
+  alreadyRevoked: boolean;
+}
+
 /** A key as an admin sees it: never the key or its hash. */
 export interface ApiKeyListing {
   id: string;
@@ -120,26 +128,30 @@ export class ApiKeyRepository {
     });
   }
 
-  /** Revoked at once, on every instance (the key is read on every call). Throws NotFoundError `api_key_not_found`. */
-  /** Revoke a key; with `account`, only a key of that account (another's is not found). */
-  async revoke(id: string, actor: Principal, account?: string): Promise<void> {
-    await writeKeys(this.db, this.caches, async (tx) => {
-      const { rows } =
-        account === undefined
-          ? await tx.query<{ account: string }>(
-              'UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING account',
-              [id],
-            )
-          : await tx.query<{ account: string }>(
-              'UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 AND account = $2 RETURNING account',
-              [id, account],
-            );
-      if (rows.length === 0) {
+  /**
+   * Revoke a key, at once, on every instance (the key is read on every call); with `account`, only a key of
+   * that account (another's is not found). A key revoked before stays as it was, with its first revocation's
+   * time, and no second audit entry: `alreadyRevoked` says so. Throws NotFoundError `api_key_not_found`.
+   */
+  revoke(id: string, actor: Principal, account?: string): Promise<ApiKeyRevocation> {
+    return writeKeys(this.db, this.caches, async (tx) => {
+      const { rows } = await tx.query<{ account: string; revoked_at: unknown }>(
+        `SELECT account, revoked_at FROM api_keys WHERE id = $1${account === undefined ? '' : ' AND account = $2'} FOR UPDATE`,
+        account === undefined ? [id] : [id, account],
+      );
+      const key = rows[0];
+      if (!key) {
         throw new NotFoundError({ code: 'api_key_not_found', keyId: id }, `API key "${id}" was not found`);
       }
-      await insertAudit(tx, [
-        actorEntry(actor, 'api_key_revoked', { key_id: id, account: rows[0]!.account }),
-      ]);
+      if (key.revoked_at != null) {
+        return { id, account: key.account, revokedAt: iso(key.revoked_at), alreadyRevoked: true };
+      }
+      const updated = await tx.query<{ revoked_at: unknown }>(
+        'UPDATE api_keys SET revoked_at = now() WHERE id = $1 RETURNING revoked_at',
+        [id],
+      );
+      await insertAudit(tx, [actorEntry(actor, 'api_key_revoked', { key_id: id, account: key.account })]);
+      return { id, account: key.account, revokedAt: iso(updated.rows[0]!.revoked_at), alreadyRevoked: false };
     });
   }
 
