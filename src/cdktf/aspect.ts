@@ -13,7 +13,9 @@ import {
   addWarning,
   appOf,
   type ConstructLike,
+  describeValue,
   findToolkitAspects,
+  isConstruct,
   isTerraformResource,
   isTerraformStack,
   stackOf,
@@ -154,6 +156,15 @@ export class ConformanceAspect {
 
   /** See applyConformance. Returns the stacks it attached to. */
   attachTo(scope: ConstructLike, options: ApplyConformanceOptions = {}): TerraformStackLike[] {
+    if (!isConstruct(scope) || typeof scope.node.findAll !== 'function') {
+      throw new UsageError(
+        'invalid_argument',
+        `applyConformance: the first argument must be a CDKTF App or TerraformStack (a construct), not ${describeValue(scope)}`,
+        {
+          hint: 'call applyConformance(app, aspect) with the App the stacks are defined in, just before app.synth()',
+        },
+      );
+    }
     const stacks = isTerraformStack(scope) ? [scope] : stacksUnder(scope);
     if (stacks.length === 0) {
       throw new UsageError(
@@ -349,5 +360,16 @@ export function applyConformance(
   aspect: ConformanceAspect,
   options: ApplyConformanceOptions = {},
 ): TerraformStackLike[] {
+  // Duck-typed: an aspect made by another copy of tfgate in the process attaches the same way.
+  if (typeof (aspect as Partial<ConformanceAspect> | null | undefined)?.attachTo !== 'function') {
+    const pending = typeof (aspect as { then?: unknown } | null | undefined)?.then === 'function';
+    throw new UsageError(
+      'invalid_argument',
+      `applyConformance: the second argument must be a ConformanceAspect, not ${pending ? 'a Promise (the aspect was not awaited)' : describeValue(aspect)}`,
+      {
+        hint: 'create the aspect before synth and await it: applyConformance(app, await ConformanceAspect.fromBundle(path, { publicKey })) (or fromService, fromDesign)',
+      },
+    );
+  }
   return aspect.attachTo(scope, options);
 }

@@ -72,6 +72,14 @@ export function isConstruct(value: unknown): value is ConstructLike {
   );
 }
 
+/** What a value given in place of a construct or an aspect is, for an error: "undefined", "a string". */
+export function describeValue(value: unknown): string {
+  if (value === undefined || value === null) return String(value);
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return 'an object that is not one';
+  return `${/^[aeiou]/.test(typeof value) ? 'an' : 'a'} ${typeof value}`;
+}
+
 export function isTerraformStack(value: unknown): value is TerraformStackLike {
   if (!isConstruct(value)) return false;
   if (STACK_SYMBOL in value) return true;

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Construct } from 'constructs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { applyConformance, ConformanceAspect } from '../../src/cdktf/index.js';
+import type { UsageError } from '../../src/errors/index.js';
 import { TerraformWorkspace } from '../helpers/terraform.js';
 import {
   cloudResource,
@@ -368,5 +369,45 @@ describe.each(TOOLKITS)('ConformanceAspect with %s', (toolkitName, tk) => {
     } finally {
       workspace.cleanup();
     }
+  });
+});
+
+describe('applyConformance given something else than an app and an aspect', () => {
+  it('names the argument and what it must be, as a UsageError, never a TypeError', () => {
+    const cases: Array<[unknown, string]> = [
+      [undefined, 'undefined'],
+      [null, 'null'],
+      ['app', 'a string'],
+      [{}, 'an object that is not one'],
+      [{ node: {} }, 'an object that is not one'],
+    ];
+    for (const [scope, shown] of cases) {
+      const error = thrown(() => applyConformance(scope as never, aspect));
+      expect(error).toMatchObject({
+        name: 'UsageError',
+        code: 'invalid_argument',
+        exitCode: 1,
+        message: `applyConformance: the first argument must be a CDKTF App or TerraformStack (a construct), not ${shown}`,
+      });
+      expect((error as UsageError).hint).toMatch(/applyConformance\(app, aspect\).*before app\.synth\(\)/);
+    }
+  });
+
+  it('names a missing aspect, and one that was not awaited', () => {
+    out = tempDir('no-aspect');
+    const app = new TOOLKITS[0]![1].App({ outdir: out.dir });
+    expect(thrown(() => applyConformance(app, undefined as never))).toMatchObject({
+      code: 'invalid_argument',
+      message: 'applyConformance: the second argument must be a ConformanceAspect, not undefined',
+    });
+    const pending = ConformanceAspect.fromDesign(TEST_DESIGN);
+    const error = thrown(() => applyConformance(app, pending as never));
+    expect(error).toMatchObject({
+      code: 'invalid_argument',
+      message:
+        'applyConformance: the second argument must be a ConformanceAspect, not a Promise (the aspect was not awaited)',
+    });
+    expect((error as UsageError).hint).toMatch(/await ConformanceAspect\.fromBundle/);
+    return pending;
   });
 });
