@@ -91,8 +91,24 @@ const FIELDS_BY_DEPTH: Record<string, readonly string[]> = {
   capabilities: ['name', 'depends_on'],
 };
 
-/** Parse a design from YAML or JSON text. Throws UsageError naming the file, the field path and the line. */
-export function parseDesign(text: string, source: string): Design {
+/** Where a design parsed from text without a name is said to be: `<design>:3: ...`. */
+const DESIGN_TEXT_SOURCE = '<design>';
+
+/**
+ * Parse a design from YAML or JSON text. Throws UsageError naming the source (a file name; `<design>` when
+ * none is given), the field path and the line.
+ */
+export function parseDesign(text: string, source: string = DESIGN_TEXT_SOURCE): Design {
+  if (typeof text !== 'string') {
+    throw new UsageError(
+      'invalid_design',
+      `${source}: parseDesign takes the design's text (YAML or JSON), not ${text === null ? 'null' : text === undefined ? 'undefined' : `a value of type ${Array.isArray(text) ? 'array' : typeof text}`}`,
+      {
+        hint: 'pass the text of a design document; for a design object use validateDesign(object), for a file loadDesign(path)',
+        details: { source },
+      },
+    );
+  }
   const deepAt = lineNestedDeeperThan(text);
   if (deepAt !== undefined) {
     throw new UsageError(

@@ -157,6 +157,41 @@ capabilities:
   it('counts the further problems it does not show', () => {
     expect(errorOf('package_id: P\nsanctioned_kinds: 3\n').message).toMatch(/\(and 1 more problem\)$/);
   });
+
+  it('called without a source name, says <design> where a file name would be, never undefined', () => {
+    const unnamed = (text: unknown): UsageError => {
+      try {
+        (parseDesign as (text: unknown) => unknown)(text);
+      } catch (error) {
+        expect(error).toBeInstanceOf(UsageError);
+        return error as UsageError;
+      }
+      throw new Error('expected parseDesign to throw');
+    };
+    const unknownField = unnamed('package_id: p\nsanctioned_kinds: []\nfoo: 1\n');
+    expect(unknownField.message).toMatch(/^<design>:3: foo: unknown field/);
+    expect(unknownField.details).toMatchObject({ source: '<design>', line: 3 });
+    expect(unnamed('package_id: p\nsanctioned_kinds: [queue\n').message).toMatch(
+      /^<design>:\d+: not valid YAML or JSON/,
+    );
+    expect(unnamed('').message).toBe('<design>: the design is empty');
+    expect(parseDesign('package_id: p\nsanctioned_kinds: []\n').package_id).toBe('p');
+  });
+
+  it('given no text, says it takes the text and which function takes an object or a file', () => {
+    for (const [value, shown] of [
+      [undefined, 'undefined'],
+      [null, 'null'],
+      [{ package_id: 'p' }, 'a value of type object'],
+    ] as const) {
+      const error = errorOf(value as unknown as string);
+      expect(error).toMatchObject({
+        code: 'invalid_design',
+        message: `design.yaml: parseDesign takes the design's text (YAML or JSON), not ${shown}`,
+      });
+      expect(error.hint).toMatch(/validateDesign\(object\).*loadDesign\(path\)/);
+    }
+  });
 });
 
 describe('loadDesign', () => {
