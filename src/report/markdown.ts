@@ -5,9 +5,23 @@ import { terminalSafe } from './terminal-safe.js';
 import { decisionLine, type FindingRow, locationText, type ReportView, viewOf } from './view.js';
 
 // Addresses, types, messages and reasons come from plans, state and users. In a pull-request comment they are
-// shown as given, never as markup: no HTML, link, emphasis or table cell of their own, no @mention, and the
-// control and bidirectional characters visible as \u escapes (as in the text report), so no line of the
-// output is theirs (a line starting "::" on a GitHub Actions log is a workflow command).
+// shown as given, never as markup: no HTML, link, emphasis or table cell of their own, no autolinked URL,
+// e-mail address, @mention or issue reference, and the control and bidirectional characters visible as \u
+// escapes (as in the text report), so no line of the output is theirs (a line starting "::" on a GitHub
+// Actions log is a workflow command).
+
+/**
+ * Keeps GitHub (and GitLab) from linking what only looks like a reference: an @mention, a team or an e-mail
+ * address, and an issue reference (#123, GH-123). Their filters run on the rendered text, where a backslash
+ * escape is already gone, so a zero-width space goes after the "@", "#" or "GH-" (after every "@": cmark-gfm
+ * links "a@-b.com" too).
+ */
+function unreferenced(text: string): string {
+  return text
+    .replace(/@/g, '@\u200b')
+    .replace(/#(?=\d)/g, '#\u200b')
+    .replace(/\bGH-(?=\d)/gi, '$&\u200b');
+}
 
 /** Prose in a table cell or a heading: each line escaped, lines joined with <br>. */
 export function cell(text: string): string {
@@ -16,28 +30,31 @@ export function cell(text: string): string {
 
 /** Prose on one line: as cell(), with a line break shown as its \u escape (for Markdown that may allow no HTML). */
 export function inlineText(text: string): string {
-  return (
+  return unreferenced(
     terminalSafe(text)
       .replace(/[\\`*_~[\]|]/g, '\\$&')
       .replace(/&/g, '&amp;')
       .replace(/</g, '&lt;')
       .replace(/>/g, '&gt;')
-      // GitHub and GitLab mention @name even when escaped; a zero-width space after @ is the known way out.
-      .replace(/@(?=[A-Za-z0-9])/g, '@\u200b')
+      // cmark-gfm's autolink extension (GitHub's) links a URL at the ":" of "http://", "https://" or "ftp://"
+      // and a "www." at its "w"; an escaped ":" or "." triggers nothing, and GFM shows it without the backslash.
+      .replace(/:(?=\/\/)/g, '\\:')
+      .replace(/www\./gi, 'www\\.'),
   );
 }
 
 /**
- * Text inside an HTML block (the <details><summary> line of a passing root), which Markdown leaves unparsed:
- * HTML-escaped, not Markdown-escaped, and no @mention. A code span there is literal backticks, not code.
+ * Text inside an HTML block (the <details><summary> line of a passing root), which Markdown leaves unparsed
+ * (so nothing in it is autolinked): HTML-escaped, not Markdown-escaped, and no @mention or issue reference. A code span there is literal backticks, not code.
  */
 export function htmlText(text: string): string {
-  return terminalSafe(text)
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/@(?=[A-Za-z0-9])/g, '@\u200b');
+  return unreferenced(
+    terminalSafe(text)
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/"/g, '&quot;'),
+  );
 }
 
 /** A code span holding exactly `text` (its control characters visible): nothing in it is markup or a mention. */

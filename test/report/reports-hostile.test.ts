@@ -32,7 +32,16 @@ const PIECES = [
   '&#64;',
   '@octocat',
   '@org/team',
+  '@-x.com',
   '#',
+  '#123',
+  'GH-7',
+  'https://evil.example/p',
+  'HTTP://',
+  '://',
+  'www.evil.example',
+  'mailto:',
+  'x.com',
   '> ',
   '- ',
   '1. ',
@@ -127,11 +136,21 @@ const html = (text: string) =>
 /** What a code cell shows for `text`: exactly the text, its control characters as visible escapes. */
 const codeCell = (text: string) => (text === '' ? '' : `<code>${html(terminalSafe(text))}</code>`);
 
-/** What a prose cell shows: each line as given (escapes visible, @ kept from mentioning), <br> between. */
+/**
+ * What GitHub would link in text as given: an @mention or e-mail address, an issue reference (#1, GH-1).
+ * The report keeps each from linking with a zero-width space after its "@", "#" or "GH-".
+ */
+const unreferenced = (text: string) =>
+  text
+    .replace(/@/g, '@\u200b')
+    .replace(/#(?=\d)/g, '#\u200b')
+    .replace(/\bGH-(?=\d)/gi, '$&\u200b');
+
+/** What a prose cell shows: each line as given (escapes visible, nothing GitHub links), <br> between. */
 const proseCell = (text: string) =>
   text
     .split(/\r?\n/)
-    .map((line) => html(terminalSafe(line).replace(/@(?=[A-Za-z0-9])/g, '@\u200b')))
+    .map((line) => html(unreferenced(terminalSafe(line))))
     .join('<br>')
     .replace(/^ +| +$/g, '');
 
@@ -255,6 +274,81 @@ describe('hostile text in the reports', () => {
     expect(rendered).not.toMatch(/<h1|<blockquote|<img/);
   });
 
+  it('a URL, www., an e-mail address, #123, GH-1 or @name in a Why, a Reason or a summary is text GitHub does not link (cmark-gfm with autolink)', async () => {
+    const text =
+      'see https://evil.example/x HTTP://evil.example www.evil.example (www.evil.example) ops@example.com x@-y.com mailto:a@b.co #123 GH-4 @octocat @org/team';
+    const base = gate();
+    const markdown = [
+      renderReport(
+        {
+          kind: 'evaluation',
+          result: evaluation({
+            findings: findings({ findings: [{ address: 'a', kind: text, message: text }], acknowledged: [] }),
+          }),
+        },
+        'markdown',
+        { color: false },
+      ),
+      renderReport(
+        {
+          kind: 'gate',
+          result: {
+            ...base,
+            acknowledged: [
+              {
+                ...base.acknowledged[0]!,
+                acknowledgement: { by: text, account: 'a', at: '2025-01-01T00:00:00Z', reason: text },
+              },
+            ],
+          },
+        },
+        'markdown',
+        { color: false },
+      ),
+      renderReport(
+        {
+          kind: 'roots',
+          decision: 'no_decision',
+          minSeverity: 'high',
+          roots: [
+            { root: 'net', plan: 'net/plan.json', noDecision: { code: 'invalid_plan', message: text } },
+            {
+              root: 'ok',
+              plan: 'ok/plan.json',
+              subject: {
+                kind: 'evaluation',
+                result: evaluation({ package_id: text, findings: [], decision: 'pass' }),
+              },
+            },
+          ],
+        },
+        'markdown',
+        { color: false },
+      ),
+      findingOutcome(
+        {
+          ...findings({ findings: [{ address: 'a', kind: text, message: text }], acknowledged: [] })[0]!,
+          capability: text,
+        },
+        'low',
+      ).attributes.body ?? '',
+    ];
+    const rendered = (await renderWithRealParsers(
+      markdown.map((md) => ({ kind: 'markdown' as const, text: md })),
+    )) as string[];
+    const shown = html(unreferenced(text));
+    for (const [i, page] of rendered.entries()) {
+      expect(page, `document ${i}`).not.toMatch(/<a\b/);
+      // What GitHub's own filters link after cmark-gfm, outside code: mentions and issue references.
+      expect(page.replace(/<code>.*?<\/code>/g, ''), `document ${i}`).not.toMatch(
+        /@[A-Za-z0-9]|#\d|\bGH-\d/i,
+      );
+      expect(page, `document ${i}`).toContain(shown);
+    }
+    expect(tableRows(rendered[0]!, 0)[0]?.slice(4)).toEqual([shown, shown]);
+    expect(tableRows(rendered[1]!, 1)[0]?.[4]).toBe(shown);
+  });
+
   it('a passing root, folded in <details>: its name is text in the <summary>, never HTML of its own', async () => {
     const root = 'x</summary></details> <img src=https://evil.example/p.png> @octocat <details><summary>';
     const markdown = renderReport(
@@ -327,4 +421,4 @@ describe('hostile text in the reports', () => {
 });
 
 /** Prose on one line (a run task body): its line breaks shown as \u escapes too. */
-const oneLine = (text: string) => html(terminalSafe(text).replace(/@(?=[A-Za-z0-9])/g, '@\u200b'));
+const oneLine = (text: string) => html(unreferenced(terminalSafe(text)));
