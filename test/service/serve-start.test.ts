@@ -349,8 +349,13 @@ describe.skipIf(!hasNode20)(
         timeout: 60_000,
       });
       const version = execFileSync(NODE_20, ['--version'], { encoding: 'utf8' }).trim();
+      // Every command first warns that this Node is not supported; then the refusal, as plain as ever.
+      const [warning, ...after] = res.stderr.split('\n');
+      expect(warning).toMatch(
+        new RegExp(`^warning: Node\\.js ${version.replaceAll('.', '\\.')} is not supported by tfgate`),
+      );
       expectPlainRefusal(
-        res,
+        { ...res, stderr: after.join('\n') },
         new RegExp(
           `^error: the embedded store needs Node's built-in node:sqlite, which Node ${version.replaceAll('.', '\\.')} does not have, so tfgate serve cannot start: it needs Node 22\\.16 or later$`,
         ),
