@@ -1,6 +1,6 @@
 // `tfgate design push|approve|show|diff`: a package's design through the management API.
 import { Readable } from 'node:stream';
-import { packagePath, type ServiceClient } from '../client/index.js';
+import { type ManagementCall, packagePath, type ServiceClient } from '../client/index.js';
 import { compareDesigns, type DesignChanges } from '../design/diff.js';
 import { type Design, designSchema, readDesignFile } from '../design/index.js';
 import { isTfgateError, type TfgateError, UsageError } from '../errors/index.js';
@@ -153,37 +153,17 @@ async function notTheCurrentRevision(
   // What the service kept of that revision, and the current one. A service without revisions (or any other
   // failure here) leaves the refusal as it was.
   const [kept, current] = await Promise.all([
-    client
-      .call({
-        request: {
-          operation: 'package read',
-          method: 'GET',
-          path: packagePath(packageId, 'design'),
-          packageId,
-          query: { revision },
-        },
-        what: 'reading the revision',
-        status: 200,
-        schema: designRevisionViewSchema,
-      })
-      .then(
-        (view) => ({ known: view.revision === revision }),
-        (error: unknown) => {
-          const code = isTfgateError(error) ? error.details?.service_code : undefined;
-          return code === 'revision_not_found' || code === 'invalid_parameter' ? { known: false } : undefined;
-        },
-      ),
-    client
-      .call({
-        request: { operation: 'package read', method: 'GET', path: packagePath(packageId), packageId },
-        what: 'reading the package',
-        status: 200,
-        schema: packageViewSchema,
-      })
-      .then(
-        (view) => view.revision,
-        () => undefined,
-      ),
+    client.call(revisionRead(packageId, revision, 'reading the revision')).then(
+      (view) => ({ known: view.revision === revision }),
+      (error: unknown) => {
+        const code = isTfgateError(error) ? error.details?.service_code : undefined;
+        return code === 'revision_not_found' || code === 'invalid_parameter' ? { known: false } : undefined;
+      },
+    ),
+    client.call(packageRead(packageId)).then(
+      (view) => view.revision,
+      () => undefined,
+    ),
   ]);
   if (kept === undefined || kept.known) return changed(current);
   return new UsageError(
@@ -207,16 +187,33 @@ export async function designShow(
 }
 
 function readPackage(client: ServiceClient, packageId: string): Promise<PackageView> {
-  return manage(
-    client,
-    {
-      request: { operation: 'package read', method: 'GET', path: packagePath(packageId), packageId },
-      what: 'reading the package',
-      status: 200,
-      schema: packageViewSchema,
+  return manage(client, packageRead(packageId), packageRefusals(packageId, 'compliance:read'));
+}
+
+/** `GET /packages/{id}`: the package as the service keeps it. */
+function packageRead(packageId: string) {
+  return {
+    request: { operation: 'package read', method: 'GET', path: packagePath(packageId), packageId },
+    what: 'reading the package',
+    status: 200,
+    schema: packageViewSchema,
+  } satisfies ManagementCall<typeof packageViewSchema>;
+}
+
+/** `GET /packages/{id}/design?revision=…`: one kept revision of the package's design. */
+function revisionRead(packageId: string, revision: string, what: string) {
+  return {
+    request: {
+      operation: 'package read',
+      method: 'GET',
+      path: packagePath(packageId, 'design'),
+      packageId,
+      query: { revision },
     },
-    packageRefusals(packageId, 'compliance:read'),
-  );
+    what,
+    status: 200,
+    schema: designRevisionViewSchema,
+  } satisfies ManagementCall<typeof designRevisionViewSchema>;
 }
 
 /** How the proposed design differs from the approved one: kinds, capabilities (and their dependencies), catalog. */
@@ -270,30 +267,15 @@ async function readRevision(
   packageId: string,
   revision: 'current' | 'approved',
 ): Promise<{ revision: string; current: boolean; design: Design }> {
-  const view = await manage(
-    client,
+  const view = await manage(client, revisionRead(packageId, revision, `reading the ${revision} design`), [
     {
-      request: {
-        operation: 'package read',
-        method: 'GET',
-        path: packagePath(packageId, 'design'),
-        packageId,
-        query: { revision },
-      },
-      what: `reading the ${revision} design`,
-      status: 200,
-      schema: designRevisionViewSchema,
+      status: 404,
+      serviceCode: 'revision_not_found',
+      message: `package ${packageId} has no ${revision} design to compare with`,
+      hint: `see its state with tfgate design show --package ${packageId}; a design is compared once a revision of it is approved (tfgate design approve --package ${packageId})`,
     },
-    [
-      {
-        status: 404,
-        serviceCode: 'revision_not_found',
-        message: `package ${packageId} has no ${revision} design to compare with`,
-        hint: `see its state with tfgate design show --package ${packageId}; a design is compared once a revision of it is approved (tfgate design approve --package ${packageId})`,
-      },
-      ...packageRefusals(packageId, 'compliance:read'),
-    ],
-  );
+    ...packageRefusals(packageId, 'compliance:read'),
+  ]);
   const design = designSchema.safeParse(view.design);
   if (!design.success) {
     throw new UsageError(
