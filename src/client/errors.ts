@@ -194,22 +194,13 @@ const STATUS_RULES: Record<number, StatusRule> = {
       `the service kept rate-limiting the ${ctx.operation} call (HTTP 429)${tries(ctx)}${said(ctx)}`,
     hint: () => `retry the job later, or raise the key's rate limit. ${NOTHING_APPLIED}`,
   },
-  // A 502 without a body tfgate knows is any other server failure (a proxy's, a crash): SERVER_ERROR's words.
+  // The service's own answers about the package's state backend, said as the backend's failure; any other
+  // 502 (a proxy's, a crash) is a server failure, in SERVER_ERROR's words.
   502: {
     code: (ctx) => SERVER_ERROR.code(ctx),
     exitCode: fixed(ExitCode.noDecision),
-    message: (ctx) =>
-      ctx.body?.code === 'drift_check_failed'
-        ? `the state backend of ${pkg(ctx)} could not be read (HTTP 502 drift_check_failed)${said(ctx)}`
-        : ctx.body?.code === 'state_backend_not_allowed'
-          ? `${pkg(ctx)} names a state backend the service does not allow (HTTP 502 state_backend_not_allowed)${said(ctx)}`
-          : SERVER_ERROR.message(ctx),
-    hint: (ctx) =>
-      ctx.body?.code === 'drift_check_failed'
-        ? `the service is up; it reads the state through terraform with the credentials in its own environment: check the backend's settings (tfgate state-source show --package ${ctx.packageId ?? '<id>'}), that the backend can be reached from the service, and the credentials there. To gate on pushed state meanwhile: tfgate state-source set … --fallback pushed. ${NOTHING_APPLIED}`
-        : ctx.body?.code === 'state_backend_not_allowed'
-          ? `name an allowed backend (tfgate state-source set --package ${ctx.packageId ?? '<id>'} --type …), or ask the operator to allow it (tfgate serve --state-backends, TFGATE_STATE_BACKENDS). ${NOTHING_APPLIED}`
-          : SERVER_ERROR.hint(ctx),
+    message: (ctx) => stateBackendAnswer(ctx).message(ctx),
+    hint: (ctx) => stateBackendAnswer(ctx).hint(ctx),
   },
   504: {
     code: bodyCode('gateway_timeout'),
@@ -224,6 +215,39 @@ const STATUS_RULES: Record<number, StatusRule> = {
         : `retry the job later. ${NOTHING_APPLIED}`,
   },
 };
+
+/**
+ * The service's 502 answers that are final, not a passing fault: the package's state backend could not be read
+ * (the service's terraform tried it, and says why), or it names a backend the service does not allow. The
+ * client does not try them again (http.ts): another attempt fails the same way, after as long again.
+ */
+const STATE_BACKEND_ANSWERS = new Map<string, Pick<StatusRule, 'message' | 'hint'>>([
+  [
+    'drift_check_failed',
+    {
+      message: (ctx) =>
+        `the state backend of ${pkg(ctx)} could not be read (HTTP 502 drift_check_failed)${said(ctx)}`,
+      hint: (ctx) =>
+        `the service is up; it reads the state through terraform with the credentials in its own environment: check the backend's settings (tfgate state-source show --package ${ctx.packageId ?? '<id>'}), that the backend can be reached from the service, and the credentials there. To gate on pushed state meanwhile: tfgate state-source set … --fallback pushed. ${NOTHING_APPLIED}`,
+    },
+  ],
+  [
+    'state_backend_not_allowed',
+    {
+      message: (ctx) =>
+        `${pkg(ctx)} names a state backend the service does not allow (HTTP 502 state_backend_not_allowed)${said(ctx)}`,
+      hint: (ctx) =>
+        `name an allowed backend (tfgate state-source set --package ${ctx.packageId ?? '<id>'} --type …), or ask the operator to allow it (tfgate serve --state-backends, TFGATE_STATE_BACKENDS). ${NOTHING_APPLIED}`,
+    },
+  ],
+]);
+
+/** Error codes the service answers with a retryable status that no retry can change. */
+export const FINAL_ERROR_CODES: ReadonlySet<string> = new Set(STATE_BACKEND_ANSWERS.keys());
+
+function stateBackendAnswer(ctx: FailureContext): Pick<StatusRule, 'message' | 'hint'> {
+  return (ctx.body && STATE_BACKEND_ANSWERS.get(ctx.body.code)) || SERVER_ERROR;
+}
 
 const SERVER_ERROR: StatusRule = {
   code: bodyCode('service_unavailable'),

@@ -5,19 +5,12 @@ import { type Dispatcher, EnvHttpProxyAgent, request } from 'undici';
 import { isTfgateError, NoDecisionError, type TfgateError } from '../errors/index.js';
 import { parseUntrustedJson } from '../json/untrusted.js';
 import type { ClientConfig } from './config.js';
-import { errorForStatus, type Operation } from './errors.js';
+import { errorForStatus, FINAL_ERROR_CODES, type Operation } from './errors.js';
 import { printable, redact } from './redact.js';
 import { type ContractError, errorBodySchema } from './schemas.js';
 
 /** Statuses worth another attempt: rate limiting and gateway trouble (issue "The client"). */
 const RETRYABLE_STATUSES = new Set([429, 502, 503, 504]);
-
-/**
- * The service's own answers that come with a retryable status (502) but are no passing fault: the package's
- * state backend could not be read (the service's terraform already tried it, and says why), or the package
- * names a backend the service does not allow. Another attempt fails the same way, after as long again.
- */
-const FINAL_ERROR_CODES: ReadonlySet<string> = new Set(['drift_check_failed', 'state_backend_not_allowed']);
 
 /** An error body is small: one read up to this, to tell a final answer from a passing fault. */
 const MAX_ERROR_BODY_BYTES = 256 * 1024;
@@ -248,16 +241,20 @@ export class ServiceTransport {
           const asked = retryAfterMs(res.headers['retry-after']);
           // A wait longer than we are willing to sleep is not retried: the caller gets the status now.
           if (asked === undefined || asked <= this.#config.retryMaxDelayMs) {
-            const json = await readJsonBody(res.body, MAX_ERROR_BODY_BYTES);
-            const code = this.contractError(json)?.code;
-            if (code !== undefined && FINAL_ERROR_CODES.has(code)) {
+            // Only a 502 can be a final answer (FINAL_ERROR_CODES): its body is read to tell.
+            const read =
+              res.statusCode === 502
+                ? { json: await readJsonBody(res.body, MAX_ERROR_BODY_BYTES) }
+                : undefined;
+            const code = read && this.contractError(read.json)?.code;
+            if (read && code !== undefined && FINAL_ERROR_CODES.has(code)) {
               stream?.destroy();
               return {
                 status: res.statusCode,
                 headers: res.headers,
                 body: res.body,
                 attempts: attempt,
-                read: { json },
+                read,
               };
             }
             await res.body.dump();

@@ -128,7 +128,7 @@ function manyFromOne(options: CheckOptions): CheckManyOptions {
     minSeverity: options.minSeverity,
     reports: options.reports,
     advisory: options.advisory,
-    ...(options.advisoryGivenAs ? { advisoryGivenAs: options.advisoryGivenAs } : {}),
+    advisoryGivenAs: options.advisoryGivenAs,
     ...(options.repositoryRoot ? { repositoryRoot: options.repositoryRoot } : {}),
   });
 }
@@ -155,7 +155,7 @@ async function runCheckOne(options: CheckOptions, context: CheckContext): Promis
       ...target,
       reports,
       advisory: options.advisory,
-      ...(options.advisoryGivenAs ? { advisoryGivenAs: options.advisoryGivenAs } : {}),
+      advisoryGivenAs: options.advisoryGivenAs,
     }).then((exitCode) => ({
       result: undefined,
       exitCode,
@@ -187,7 +187,7 @@ async function runCheckOne(options: CheckOptions, context: CheckContext): Promis
       minSeverity: options.minSeverity,
       reports,
       advisory: options.advisory,
-      ...(options.advisoryGivenAs ? { advisoryGivenAs: options.advisoryGivenAs } : {}),
+      advisoryGivenAs: options.advisoryGivenAs,
       stdout: context.stdout,
       stderr: context.stderr,
       color: context.color,

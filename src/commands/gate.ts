@@ -101,7 +101,7 @@ async function gateOnce(
       const exitCode = await withoutDecision(error, {
         ...target,
         advisory: options.advisory,
-        ...(options.advisoryGivenAs ? { advisoryGivenAs: options.advisoryGivenAs } : {}),
+        advisoryGivenAs: options.advisoryGivenAs,
       });
       return { result: undefined, exitCode };
     }
@@ -109,7 +109,7 @@ async function gateOnce(
       kind: 'gate',
       result: outcome.result,
       advisory: options.advisory,
-      ...(options.advisoryGivenAs ? { advisoryGivenAs: options.advisoryGivenAs } : {}),
+      advisoryGivenAs: options.advisoryGivenAs,
       ...(outcome.detailsUnavailable ? { detailsUnavailable: outcome.detailsUnavailable } : {}),
       ...(options.designFile ? await designArtifact(options.designFile) : {}),
     };

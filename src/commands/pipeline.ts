@@ -66,7 +66,7 @@ export async function evaluatePlan(options: PipelineOptions): Promise<PipelineOu
       kind: 'evaluation',
       result,
       advisory: options.advisory,
-      ...(options.advisoryGivenAs ? { advisoryGivenAs: options.advisoryGivenAs } : {}),
+      advisoryGivenAs: options.advisoryGivenAs,
       ...(unavailable ? { detailsUnavailable: unavailable } : {}),
       ...(constructPaths && constructPaths.size > 0 ? { constructPaths } : {}),
       ...(located && located.locations.size > 0 ? { locations: located.locations } : {}),

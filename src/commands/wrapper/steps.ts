@@ -122,7 +122,7 @@ export async function evaluateStep(
             minSeverity: options.minSeverity,
             reports: options.reports,
             advisory: options.advisory,
-            ...(options.advisoryGivenAs ? { advisoryGivenAs: options.advisoryGivenAs } : {}),
+            advisoryGivenAs: options.advisoryGivenAs,
             advisoryConsequence: ADVISORY_CONSEQUENCE.terraformProceeds,
             stdout: context.stdout,
             // The pipeline's advisory notice becomes the wrapper's loud banner.
