@@ -3,9 +3,9 @@ import { CLIENT_FLAG_NAMES } from '../../client/config.js';
 import { type BundleBuildOptions, bundleBuildOptionsSchema } from '../../commands/bundle-build.js';
 import { type BundlePullOptions, bundlePullOptionsSchema } from '../../commands/bundle-pull.js';
 import { type BundleVerifyOptions, bundleVerifyOptionsSchema } from '../../commands/bundle-verify.js';
-import { nonEmpty, parseOptions } from '../../options/common.js';
+import { parseOptions } from '../../options/common.js';
 import { GivenSettings } from './given.js';
-import { clientInput, keyFilePath, type ServiceFlags } from './shared.js';
+import { accountInput, clientInput, keyFilePath, publicKeyInput, type ServiceFlags } from './shared.js';
 
 export interface BundleBuildFlags {
   design?: string;
@@ -57,19 +57,14 @@ export function normaliseBundleVerifyOptions(
   flags: BundleVerifyFlags,
   env: NodeJS.ProcessEnv,
 ): BundleVerifyOptions {
-  const publicKey = keyFilePath(
-    { name: '--public-key', value: flags.publicKey },
-    { name: 'TFGATE_PUBLIC_KEY', env },
-  );
   return parseOptions(
     bundleVerifyOptionsSchema,
     {
       bundle,
-      publicKey: publicKey?.path,
-      ...(publicKey?.givenAs ? { publicKeyGivenAs: publicKey.givenAs } : {}),
+      ...publicKeyInput(flags, env),
       packageId: flags.package,
       scope: flags.scope,
-      account: flags.account ?? nonEmpty(env.TFGATE_ACCOUNT),
+      account: accountInput(flags, env),
       allowUnsigned: flags.allowUnsignedBundleINSECURE ?? false,
     },
     { publicKey: '--public-key', packageId: '--package', scope: '--scope', account: '--account' },

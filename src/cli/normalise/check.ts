@@ -3,10 +3,16 @@
 import { type CheckOptions, checkOptionsSchema } from '../../commands/check.js';
 import { type CheckManyOptions, checkManyOptionsSchema } from '../../commands/check-many.js';
 import { UsageError } from '../../errors/index.js';
-import { nonEmpty, parseOptions } from '../../options/common.js';
+import { parseOptions } from '../../options/common.js';
 import { GivenSettings } from './given.js';
 import { ROUTE_FLAG_NAMES, type RouteFlags, routeInputFromFlags } from './route.js';
-import { DECISION_FLAG_NAMES, type DecisionFlags, decisionInput, keyFilePath } from './shared.js';
+import {
+  accountInput,
+  DECISION_FLAG_NAMES,
+  type DecisionFlags,
+  decisionInput,
+  publicKeyInput,
+} from './shared.js';
 
 /** The flags as commander hands them over (repeatable ones as arrays). */
 export interface CheckFlags extends RouteFlags, DecisionFlags {
@@ -76,10 +82,6 @@ export function normaliseCheckInput(
   // With a plan map the command line's route is optional: the map may name each plan's package or bundle.
   const routeGiven = flags.bundle !== undefined || flags.package !== undefined;
   const given = new GivenSettings(env, CHECK_FLAG_NAMES);
-  const publicKey = keyFilePath(
-    { name: '--public-key', value: flags.publicKey },
-    { name: 'TFGATE_PUBLIC_KEY', env },
-  );
   const input = {
     plans,
     planMap: flags.planMap,
@@ -87,10 +89,9 @@ export function normaliseCheckInput(
     routeDefaults: {
       baseUrl: flags.baseUrl,
       caFile: flags.caFile,
-      publicKey: publicKey?.path,
-      ...(publicKey?.givenAs ? { publicKeyGivenAs: publicKey.givenAs } : {}),
+      ...publicKeyInput(flags, env),
       allowUnsigned: flags.allowUnsignedBundleINSECURE ?? false,
-      account: flags.account ?? nonEmpty(env.TFGATE_ACCOUNT),
+      account: accountInput(flags, env),
       timeout: flags.timeout,
       retries: flags.retries,
     },

@@ -2,9 +2,8 @@
 // normalisers of check, plan and apply. Validated by routeSchema in the command's own schema.
 import type { routeSchema } from '../../commands/route.js';
 import { UsageError } from '../../errors/index.js';
-import { nonEmpty } from '../../options/common.js';
 import type * as z from '../../schemas/zod.js';
-import { keyFilePath } from './shared.js';
+import { accountInput, publicKeyInput } from './shared.js';
 
 /** The route flags as commander hands them over. */
 export interface RouteFlags {
@@ -71,17 +70,12 @@ export function routeInputFromFlags(flags: RouteFlags, env: NodeJS.ProcessEnv): 
       );
     }
   }
-  const publicKey = keyFilePath(
-    { name: '--public-key', value: flags.publicKey },
-    { name: 'TFGATE_PUBLIC_KEY', env },
-  );
   return {
     kind: 'bundle',
     bundle: flags.bundle,
-    publicKey: publicKey?.path,
-    ...(publicKey?.givenAs ? { publicKeyGivenAs: publicKey.givenAs } : {}),
+    ...publicKeyInput(flags, env),
     allowUnsigned: flags.allowUnsignedBundleINSECURE ?? false,
     packageId: flags.package,
-    account: flags.account ?? nonEmpty(env.TFGATE_ACCOUNT),
+    account: accountInput(flags, env),
   };
 }

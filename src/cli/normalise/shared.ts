@@ -76,3 +76,23 @@ export function keyFilePath(
     },
   );
 }
+
+/**
+ * --public-key, else TFGATE_PUBLIC_KEY, as the bundle route's options take it: the path, and the variable
+ * when the environment named it (a missing file is then said as `TFGATE_PUBLIC_KEY=…`).
+ */
+export function publicKeyInput(flags: { publicKey?: string | undefined }, env: NodeJS.ProcessEnv) {
+  const key = keyFilePath(
+    { name: '--public-key', value: flags.publicKey },
+    { name: 'TFGATE_PUBLIC_KEY', env },
+  );
+  return { publicKey: key?.path, ...(key?.givenAs ? { publicKeyGivenAs: key.givenAs } : {}) };
+}
+
+/** --account, else TFGATE_ACCOUNT: the account a bundle must be built for. */
+export function accountInput(
+  flags: { account?: string | undefined },
+  env: NodeJS.ProcessEnv,
+): string | undefined {
+  return flags.account ?? nonEmpty(env.TFGATE_ACCOUNT);
+}
