@@ -26,6 +26,16 @@ afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
+/** A check that runs up to its own usage error (the bundle does not exist): enough to see what it prints first. */
+const checkMissingBundle = () => [
+  'check',
+  '--plan-json',
+  PLAN,
+  '--allow-unsigned-bundle-INSECURE',
+  '--bundle',
+  join(dir, 'none.tar.gz'),
+];
+
 describe('the supported Node.js lines', () => {
   it("are package.json's engines", () => {
     const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
@@ -48,19 +58,7 @@ describe('the supported Node.js lines', () => {
 
 describe('a command on a Node.js tfgate does not support', () => {
   it('check and plan warn on stderr first, then run as they would', async () => {
-    const check = await runCli(
-      [
-        'check',
-        '--plan-json',
-        PLAN,
-        '--allow-unsigned-bundle-INSECURE',
-        '--bundle',
-        join(dir, 'none.tar.gz'),
-      ],
-      {
-        env: asNode20,
-      },
-    );
+    const check = await runCli(checkMissingBundle(), { env: asNode20 });
     expect(check.stderr.split('\n')[0]).toMatch(/^warning: Node\.js v20\.19\.0 is not supported by tfgate/);
     // The command itself still ran: the missing bundle is its own usage error.
     expect(check.exitCode).toBe(1);
@@ -79,14 +77,7 @@ describe('a command on a Node.js tfgate does not support', () => {
   });
 
   it('says nothing on a supported Node.js', async () => {
-    const check = await runCli([
-      'check',
-      '--plan-json',
-      PLAN,
-      '--allow-unsigned-bundle-INSECURE',
-      '--bundle',
-      join(dir, 'none.tar.gz'),
-    ]);
+    const check = await runCli(checkMissingBundle());
     expect(check.exitCode).toBe(1);
     expect(check.stderr).not.toContain('is not supported by tfgate');
   });
@@ -98,22 +89,10 @@ describe('a command on a Node.js tfgate does not support', () => {
   it.skipIf(systemVersion === undefined || nodeSupported(systemVersion))(
     `the machine's own older Node.js (${systemVersion ?? 'none'}) is warned about too`,
     async () => {
-      const result = await execa(
-        systemNode,
-        [
-          CLI_MAIN,
-          'check',
-          '--plan-json',
-          PLAN,
-          '--allow-unsigned-bundle-INSECURE',
-          '--bundle',
-          join(dir, 'none.tar.gz'),
-        ],
-        {
-          reject: false,
-          env: { NO_COLOR: '1' },
-        },
-      );
+      const result = await execa(systemNode, [CLI_MAIN, ...checkMissingBundle()], {
+        reject: false,
+        env: { NO_COLOR: '1' },
+      });
       expect(result.stderr.split('\n')[0]).toBe(unsupportedNodeWarning(systemVersion));
     },
   );

@@ -35,6 +35,32 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** tfgate from dist against the hanging service: a key and PATH in its environment, nothing else. */
+function tfgate(args: readonly string[]) {
+  return execa('node', [CLI_MAIN, ...args], {
+    env: { TFGATE_API_KEY: 'tfg_hang', NO_COLOR: '1', PATH: process.env.PATH ?? '' },
+    extendEnv: false,
+    reject: false,
+  });
+}
+
+/** The next request's arrival at the hanging service. Call before starting the command that sends it. */
+function nextRequest(): Promise<void> {
+  return new Promise<void>((resolve) => {
+    arrived = resolve;
+  });
+}
+
+/** Waits until the service has the request; a command that ends first fails the test with its stderr. */
+async function whenAsked(child: ReturnType<typeof tfgate>, requested: Promise<void>): Promise<void> {
+  await Promise.race([
+    requested,
+    child.then((early) => {
+      throw new Error(`ended before the service was asked:\n${early.stderr}`);
+    }),
+  ]);
+}
+
 describe.each([
   ['check', ['check', '--package', 'payments', '--plan-json', PLAN], 'the evaluation'],
   ['gate', ['gate', '--package', 'payments'], 'the gate call'],
@@ -47,33 +73,17 @@ describe.each([
       // An earlier run's result, which must not survive this run.
       writeFileSync(report, JSON.stringify({ package_id: 'payments', decision: 'pass' }));
       writeFileSync(junit, '<testsuites tests="1" failures="0"/>');
-      const requested = new Promise<void>((resolve) => {
-        arrived = resolve;
-      });
-      const child = execa(
-        'node',
-        [
-          CLI_MAIN,
-          ...args,
-          '--base-url',
-          baseUrl,
-          '--report',
-          `json=${report}`,
-          '--report',
-          `junit=${junit}`,
-        ],
-        {
-          env: { TFGATE_API_KEY: 'tfg_hang', NO_COLOR: '1', PATH: process.env.PATH ?? '' },
-          extendEnv: false,
-          reject: false,
-        },
-      );
-      await Promise.race([
-        requested,
-        child.then((early) => {
-          throw new Error(`ended before the service was asked:\n${early.stderr}`);
-        }),
+      const requested = nextRequest();
+      const child = tfgate([
+        ...args,
+        '--base-url',
+        baseUrl,
+        '--report',
+        `json=${report}`,
+        '--report',
+        `junit=${junit}`,
       ]);
+      await whenAsked(child, requested);
       child.kill(signal);
       const result = await child;
       expect(result.signal, result.stderr).toBe(signal);
@@ -97,38 +107,22 @@ describe('tfgate state push --state-json interrupted', () => {
   ] as const)('%s', async (_, input, says) => {
     const stateFile = join(dir, 'state.json');
     writeFileSync(stateFile, STATE);
-    const requested = new Promise<void>((resolve) => {
-      arrived = resolve;
-    });
-    const child = execa(
-      'node',
-      [
-        CLI_MAIN,
-        'state',
-        'push',
-        '--package',
-        'payments',
-        '--state-json',
-        input === 'file' ? stateFile : '-',
-        '--base-url',
-        baseUrl,
-      ],
-      {
-        env: { TFGATE_API_KEY: 'tfg_hang', NO_COLOR: '1', PATH: process.env.PATH ?? '' },
-        extendEnv: false,
-        reject: false,
-        // stdin: a pipe that stays open (execa's default input is a pipe we never end).
-      },
-    );
+    const requested = nextRequest();
+    // stdin: a pipe that stays open (execa's default input is a pipe we never end).
+    const child = tfgate([
+      'state',
+      'push',
+      '--package',
+      'payments',
+      '--state-json',
+      input === 'file' ? stateFile : '-',
+      '--base-url',
+      baseUrl,
+    ]);
     // Enough of a state (whitespace is JSON) that the client starts its request before stdin ends.
     if (input === 'stdin') child.stdin?.write(`{"format_version":"1.0",${' '.repeat(1024 * 1024)}`);
     // The hanging server resolves `arrived` once the request's headers are in (req.resume reads the body).
-    await Promise.race([
-      requested,
-      child.then((early) => {
-        throw new Error(`ended before the service was asked:\n${early.stderr}`);
-      }),
-    ]);
+    await whenAsked(child, requested);
     child.kill('SIGTERM');
     const result = await child;
     expect(result.signal, result.stderr).toBe('SIGTERM');
@@ -138,28 +132,19 @@ describe('tfgate state push --state-json interrupted', () => {
 
 describe("check, plan and apply take the service route's --timeout and --retries (gate and bundle pull did)", () => {
   it('check gives up after --timeout with --retries 0: no decision, saying how long it waited', async () => {
-    const child = await execa(
-      'node',
-      [
-        CLI_MAIN,
-        'check',
-        '--package',
-        'payments',
-        '--plan-json',
-        PLAN,
-        '--base-url',
-        baseUrl,
-        '--timeout',
-        '0.5',
-        '--retries',
-        '0',
-      ],
-      {
-        env: { TFGATE_API_KEY: 'tfg_hang', NO_COLOR: '1', PATH: process.env.PATH ?? '' },
-        extendEnv: false,
-        reject: false,
-      },
-    );
+    const child = await tfgate([
+      'check',
+      '--package',
+      'payments',
+      '--plan-json',
+      PLAN,
+      '--base-url',
+      baseUrl,
+      '--timeout',
+      '0.5',
+      '--retries',
+      '0',
+    ]);
     expect(child.exitCode, child.stderr).toBe(4);
     expect(child.stderr).toContain('did not answer within 500 ms for the evaluation');
   });
@@ -168,32 +153,32 @@ describe("check, plan and apply take the service route's --timeout and --retries
     [['--timeout', '0'], '--timeout: must be at least 0.001'],
     [['--retries', '11'], '--retries'],
   ])('check refuses %j before any call, naming the flag', async (flags, says) => {
-    const child = await execa(
-      'node',
-      [CLI_MAIN, 'check', '--package', 'payments', '--plan-json', PLAN, '--base-url', baseUrl, ...flags],
-      { env: { TFGATE_API_KEY: 'tfg_hang', PATH: process.env.PATH ?? '' }, extendEnv: false, reject: false },
-    );
+    const child = await tfgate([
+      'check',
+      '--package',
+      'payments',
+      '--plan-json',
+      PLAN,
+      '--base-url',
+      baseUrl,
+      ...flags,
+    ]);
     expect(child.exitCode, child.stderr).toBe(1);
     expect(child.stderr).toContain(says);
   });
 
   it('refuses them with --bundle: nothing is waited for there', async () => {
-    const child = await execa(
-      'node',
-      [
-        CLI_MAIN,
-        'check',
-        '--bundle',
-        'b.tar.gz',
-        '--public-key',
-        'k.pem',
-        '--plan-json',
-        PLAN,
-        '--timeout',
-        '5',
-      ],
-      { env: { PATH: process.env.PATH ?? '' }, extendEnv: false, reject: false },
-    );
+    const child = await tfgate([
+      'check',
+      '--bundle',
+      'b.tar.gz',
+      '--public-key',
+      'k.pem',
+      '--plan-json',
+      PLAN,
+      '--timeout',
+      '5',
+    ]);
     expect(child.exitCode, child.stderr).toBe(1);
     expect(child.stderr).toContain('--timeout applies to the service route (--package) only');
   });
