@@ -2,9 +2,11 @@
 // then the layout tfgate relies on, so that tfgate and opa read exactly the same files. Bounded whatever
 // the input: sizes are capped before bytes are read, the signature is checked before any file is hashed,
 // raw digests before structured ones, and nothing is parsed before its digest matched.
+
 import { createHash } from 'node:crypto';
 import { closest } from '../../errors/closest.js';
 import { BundleVerificationError, UsageError } from '../../errors/index.js';
+import { nounFor } from '../../errors/plural.js';
 import { parseUntrustedJson } from '../../json/untrusted.js';
 import * as z from '../../schemas/zod.js';
 import type { PolicyData } from '../data.js';
@@ -179,14 +181,18 @@ async function verifyBundleBytes(
   const packageId = contents.manifest.metadata.package_id;
   const account = contents.manifest.metadata.account;
   if (options.expectedAccount !== undefined && account !== options.expectedAccount) {
+    const expected = JSON.stringify(options.expectedAccount);
+    if (account === undefined) {
+      refuse(
+        'bundle_account_mismatch',
+        `bundle names no account, but account ${expected} was expected`,
+        'pull the bundle from the service (tfgate bundle pull), which names the account, or build it with tfgate bundle build --account',
+      );
+    }
     refuse(
       'bundle_account_mismatch',
-      account === undefined
-        ? `bundle names no account, but account ${JSON.stringify(options.expectedAccount)} was expected`
-        : `bundle is for account ${JSON.stringify(account)}, not ${JSON.stringify(options.expectedAccount)}`,
-      account === undefined
-        ? 'pull the bundle from the service (tfgate bundle pull), which names the account, or build it with tfgate bundle build --account'
-        : `pull the bundle with a key of account ${JSON.stringify(options.expectedAccount)} (tfgate bundle pull), or name the account it was built for`,
+      `bundle is for account ${JSON.stringify(account)}, not ${expected}`,
+      `pull the bundle with a key of account ${expected} (tfgate bundle pull), or name the account it was built for`,
     );
   }
   if (
@@ -456,7 +462,7 @@ function refuseForeignManifest(doc: unknown): void {
   if (foreign.length > 0) {
     refuse(
       'bundle_invalid_manifest',
-      `${MANIFEST_FILE}: ${foreign.map((key) => JSON.stringify(key)).join(', ')} ${foreign.length === 1 ? 'is' : 'are'} not written by tfgate, and opa would read the bundle differently from tfgate with ${foreign.length === 1 ? 'it' : 'them'}`,
+      `${MANIFEST_FILE}: ${foreign.map((key) => JSON.stringify(key)).join(', ')} ${nounFor(foreign.length, 'is', 'are')} not written by tfgate, and opa would read the bundle differently from tfgate with ${nounFor(foreign.length, 'it', 'them')}`,
       'use a bundle built by tfgate (tfgate bundle build, or the service)',
     );
   }

@@ -29,7 +29,7 @@ function parseAccept(header: string): MediaRange[] {
 
 /**
  * The q the client gives `mediaType` and how specifically: its most specific matching range's (exact 2, then
- * type/* 1, then *\/* 0); undefined when no range matches.
+ * type/* 1, then *\/* 0); q 0 when no range matches.
  */
 function quality(ranges: readonly MediaRange[], mediaType: string): { q: number; specificity: number } {
   const [type, subtype] = mediaType.split('/');
