@@ -1,7 +1,7 @@
 // A body that matches the contract's shape can still answer another question than the one asked, give a
 // decision its own findings contradict, or count other findings than it lists (the reports print the counts). Such an answer is no decision: these say what the contradiction is
 // (completing "the service answered … but <contradiction>"), without quoting the body, or return undefined.
-import { plural } from '../errors/plural.js';
+import { nounFor, plural } from '../errors/plural.js';
 import {
   decide,
   type EvaluationResult,
@@ -38,7 +38,7 @@ export function gateContradiction(result: GateResult, asked: Asked): string | un
     return `its counts (${counts.blocking} blocking, ${counts.acknowledged} acknowledged) are not the findings it lists (${result.blocking.length} blocking, ${result.acknowledged.length} acknowledged)`;
   }
   if (counts.open < counts.blocking) {
-    return `its counts say ${plural(counts.blocking, 'finding')} ${counts.blocking === 1 ? 'blocks' : 'block'} but only ${counts.open} ${counts.open === 1 ? 'is' : 'are'} open`;
+    return `its counts say ${plural(counts.blocking, 'finding')} ${nounFor(counts.blocking, 'blocks', 'block')} but only ${counts.open} ${nounFor(counts.open, 'is', 'are')} open`;
   }
   const blocking = [...result.blocking, ...result.acknowledged].filter(
     (f) => f.status === 'open' && severityAtLeast(f.severity, asked.minSeverity),

@@ -2,6 +2,7 @@
 // through the API: a setting that is a secret is refused, naming the environment variable terraform reads
 // instead, and the read runs with the service's own environment.
 
+import { nounFor } from '../../errors/plural.js';
 import { SECRET_SETTING_NAME } from '../../schemas/management.js';
 import type { BackendValue } from '../../terraform/backend-state.js';
 import type { PackageRecord } from '../store/index.js';
@@ -187,7 +188,7 @@ function checkRequired(type: StateBackendType, config: Record<string, BackendVal
   throw new ServiceError(
     400,
     'invalid_parameter',
-    `the ${type} backend needs ${missing.map((key) => `"config.${key}"`).join(' and ')}: terraform cannot read a state without ${missing.length === 1 ? 'it' : 'them'}, so every drift check would fail`,
+    `the ${type} backend needs ${missing.map((key) => `"config.${key}"`).join(' and ')}: terraform cannot read a state without ${nounFor(missing.length, 'it', 'them')}, so every drift check would fail`,
     { details: { path: ['config', missing[0]!], missing: missing.map((key) => `config.${key}`) } },
   );
 }
