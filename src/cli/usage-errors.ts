@@ -1,6 +1,7 @@
 // How commander's usage errors read: the error, then where to look, rather than the whole help page, which
 // pushed the one line that mattered out of a pipeline log's view.
 import type { Command } from 'commander';
+import { plural } from '../errors/plural.js';
 
 /** The command path as typed: "tfgate findings list". */
 export function commandPath(command: Command): string {
@@ -39,7 +40,7 @@ export function explainExcessArguments(command: Command): void {
     const takes =
       expected === 0
         ? 'takes no arguments, but was given'
-        : `takes at most ${expected} argument${expected === 1 ? '' : 's'} (${names}), but was also given`;
+        : `takes at most ${plural(expected, 'argument')} (${names}), but was also given`;
     const flag = planFlagFor(command, extra[0]!);
     const fix = flag
       ? `; a plan is given with ${flag} ${asTyped(extra[0]!)}`

@@ -15,8 +15,6 @@ interface Asked {
   minSeverity: Severity;
 }
 
-const findings = (n: number) => `${n} ${n === 1 ? 'finding' : 'findings'}`;
-
 function questionContradiction(result: { package_id: string; min_severity: Severity }, asked: Asked) {
   if (result.package_id !== asked.packageId) return 'its body is about another package';
   if (result.min_severity !== asked.minSeverity) {
@@ -45,7 +43,7 @@ export function gateContradiction(result: GateResult, asked: Asked): string | un
   ).length;
   if (result.decision === 'pass' && (blocking > 0 || result.blocking.length > 0)) {
     const listed = Math.max(blocking, result.blocking.length);
-    return `its body says "pass" while listing ${findings(listed)} that ${listed === 1 ? 'blocks' : 'block'} (open, at or above min severity "${asked.minSeverity}")`;
+    return `its body says "pass" while listing ${plural(listed, 'finding')} that ${nounFor(listed, 'blocks', 'block')} (open, at or above min severity "${asked.minSeverity}")`;
   }
   if (result.decision === 'block' && blocking === 0) {
     return `its body says "block" while none of its findings is open at or above min severity "${asked.minSeverity}"`;
@@ -62,13 +60,13 @@ export function evaluationContradiction(result: EvaluationResult, asked: Asked):
   const question = questionContradiction(result, asked);
   if (question) return question;
   if (result.counts.findings !== result.findings.length) {
-    return `its counts say ${findings(result.counts.findings)} but it lists ${result.findings.length}`;
+    return `its counts say ${plural(result.counts.findings, 'finding')} but it lists ${result.findings.length}`;
   }
   if (result.decision === decide(result.findings, asked.minSeverity)) return undefined;
   const blocking = result.findings.filter(
     (f) => f.acknowledgement === undefined && severityAtLeast(f.severity, asked.minSeverity),
   ).length;
   return result.decision === 'pass'
-    ? `its body says "pass" while ${findings(blocking)} without an acknowledgement ${blocking === 1 ? 'is' : 'are'} at or above min severity "${asked.minSeverity}"`
+    ? `its body says "pass" while ${plural(blocking, 'finding')} without an acknowledgement ${nounFor(blocking, 'is', 'are')} at or above min severity "${asked.minSeverity}"`
     : `its body says "block" while no finding without an acknowledgement is at or above min severity "${asked.minSeverity}"`;
 }

@@ -1,9 +1,11 @@
 // The approved design document (YAML or JSON), validated with zod. See the contract's "Approved design document".
+
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
 import { knownKinds } from '../catalog/index.js';
 import { closest } from '../errors/closest.js';
 import { UsageError } from '../errors/index.js';
 import { plainIssueMessage } from '../errors/options.js';
+import { nounFor } from '../errors/plural.js';
 import { shownPath, withShownPath } from '../errors/shown.js';
 import { readFileWithin } from '../fs/read-within.js';
 import * as z from '../schemas/zod.js';
@@ -194,7 +196,7 @@ function checkDesign(
   const line = lineAt(path);
   const field = formatPath(path) || '(document)';
   const others = issues.length - 1;
-  const more = others > 0 ? ` (and ${others} more ${others === 1 ? 'problem' : 'problems'})` : '';
+  const more = others > 0 ? ` (and ${others} more ${nounFor(others, 'problem')})` : '';
   throw new UsageError('invalid_design', `${source}${line ? `:${line}` : ''}: ${field}: ${message}${more}`, {
     hint: 'the design format is described in the README ("The approved design")',
     details: { source, field, ...(line ? { line } : {}) },

@@ -1,8 +1,9 @@
 // `tfgate findings list|ack` and `tfgate audit`: commander wiring and text output; src/commands/findings.ts does the work.
+
 import type { Command } from 'commander';
 import { printable } from '../../client/redact.js';
 import { UsageError } from '../../errors/index.js';
-import { plural } from '../../errors/plural.js';
+import { nounFor, plural } from '../../errors/plural.js';
 import type { ManagementFlags } from '../normalise/management.js';
 import { addManagementOptions, printJson } from './management-output.js';
 
@@ -36,7 +37,7 @@ export function registerFindings(program: Command): void {
         : '';
       return `${printable(f.id)}  ${f.status}  ${f.severity}  ${printable(f.address)}\n    ${printable(f.message)}${ack}`;
     });
-    const noun = list.length === 1 ? 'finding' : 'findings';
+    const noun = nounFor(list.length, 'finding');
     process.stdout.write(
       `package ${options.packageId}: ${list.length} ${status}${noun}\n${lines.join('\n')}\n`,
     );

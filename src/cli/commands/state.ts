@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { printable } from '../../client/redact.js';
+import { plural } from '../../errors/plural.js';
 import { exitPromptlyIfInterrupted } from '../interrupt.js';
 import type { StatePushFlags } from '../normalise/state.js';
 import { addConnectionOptions } from '../options.js';
@@ -33,7 +34,7 @@ export function registerState(program: Command): void {
       return;
     }
     process.stderr.write(
-      `pushed observed state of package ${result.packageId}: ${result.resources} ${result.resources === 1 ? 'resource' : 'resources'} from ${result.source} at ${printable(result.pushedAt)}\n`,
+      `pushed observed state of package ${result.packageId}: ${plural(result.resources, 'resource')} from ${result.source} at ${printable(result.pushedAt)}\n`,
     );
   });
 }

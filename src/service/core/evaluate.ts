@@ -1,5 +1,7 @@
 // Plan evaluation: the request body streamed into the plan reader, then the engine's plan entrypoint.
+
 import { isTfgateError } from '../../errors/index.js';
+import { plural } from '../../errors/plural.js';
 import { type EvaluationResult, type Severity, severityAtLeast } from '../../model/index.js';
 import { readObservedState } from '../../plan/index.js';
 import { readAndEvaluatePlan, toEvaluationResult } from '../../policy/index.js';
@@ -78,7 +80,7 @@ export function evaluationBlockedError(result: EvaluationResult): ServiceError {
   return new ServiceError(
     409,
     'evaluation_blocked',
-    `the plan has ${blockingCount(result)} ${blockingCount(result) === 1 ? 'finding' : 'findings'} not acknowledged at or above ${result.min_severity} against the approved design of "${result.package_id}"; do not apply it`,
+    `the plan has ${plural(blockingCount(result), 'finding')} not acknowledged at or above ${result.min_severity} against the approved design of "${result.package_id}"; do not apply it`,
     { body: { ...result } },
   );
 }

@@ -2,8 +2,10 @@
 // plan JSON from HCP Terraform and stream it into the same plan reader and engine as POST .../evaluate/terraform,
 // against the package's approved design. No decision (package not approved, plan unreadable) is `failed`,
 // never `passed`: fail closed.
+
 import { type Dispatcher, request } from 'undici';
 import { isTfgateError } from '../../../errors/index.js';
+import { plural } from '../../../errors/plural.js';
 import {
   type EvalFinding,
   type EvaluationResult,
@@ -193,7 +195,7 @@ function judged(result: EvaluationResult, pkg: PackageRecord): RunTaskDecision {
       : '';
   const message =
     result.decision === 'block'
-      ? `${blocking.length} ${blocking.length === 1 ? 'finding' : 'findings'} at or above ${result.min_severity} against the approved design of "${pkg.packageId}": do not apply${more}`
+      ? `${plural(blocking.length, 'finding')} at or above ${result.min_severity} against the approved design of "${pkg.packageId}": do not apply${more}`
       : `The plan conforms to the approved design of "${pkg.packageId}": no finding at or above ${result.min_severity}${more}`;
   return {
     status: result.decision === 'block' ? 'failed' : 'passed',
